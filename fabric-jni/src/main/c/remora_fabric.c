@@ -1,0 +1,1019 @@
+/*
+ * remora_fabric.c: the endpoint core (see remora_fabric.h for the wire format and the threading rules).
+ *
+ * Waiting: a completion is awaited by polling the CQ busy_polls times, then for up to spin_ns calling sched_yield
+ * between polls so that a peer sharing this CPU runs (two pure busy-pollers on one vCPU collapse to milliseconds per message), then sleeping:
+ * on the CQ's fd where the provider offers FI_WAIT_FD (tcp;ofi_rxm), else with nanosleep doubling up to
+ * max_sleep_ns (shm has no CQ wait objects in libfabric 1.17). An eventfd lets rf_wakeup cut a sleep short.
+ *
+ * Errors: every failure writes "fi_call: fi_strerror text (code)" into the caller's buffer and returns RF_ERROR;
+ * nothing here aborts or prints.
+ */
+#define _GNU_SOURCE
+#include "remora_fabric.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+/*
+ * libfabric is opened with dlopen, not linked: Debian's libfabric.so.1 pulls in libinfinipath and libpsm2, whose
+ * constructors install SIGSEGV/SIGBUS "backtrace" handlers. The JVM takes SIGSEGV on purpose (implicit null checks,
+ * safepoint polls), so with those handlers in place the first NullPointerException in compiled code killed the
+ * JVM ("java:PID terminated with signal 11"). rf_init sets IPATH_NO_BACKTRACE / HFI_NO_BACKTRACE (unless the user
+ * set them), opens libfabric, and puts back every signal handler that changed meanwhile; rf_open and rf_providers
+ * do the same around provider initialisation.
+ */
+static struct {
+    int (*getinfo)(uint32_t, const char *, const char *, uint64_t, const struct fi_info *, struct fi_info **);
+    void (*freeinfo)(struct fi_info *);
+    struct fi_info *(*dupinfo)(const struct fi_info *);
+    int (*fabric)(struct fi_fabric_attr *, struct fid_fabric **, void *);
+    uint32_t (*version)(void);
+    const char *(*strerror)(int);
+} rf_fi;
+
+#define fi_getinfo (*rf_fi.getinfo)
+#define fi_freeinfo (*rf_fi.freeinfo)
+#define fi_fabric (*rf_fi.fabric)
+#define fi_version (*rf_fi.version)
+#define fi_strerror (*rf_fi.strerror)
+
+typedef struct rf_sigsave {
+    struct sigaction act[NSIG];
+} rf_sigsave;
+
+static void rf_signals_save(rf_sigsave *save) {
+    for (int sig = 1; sig < NSIG; sig++) {
+        if (sigaction(sig, NULL, &save->act[sig]) != 0) {
+            save->act[sig].sa_handler = SIG_ERR;
+        }
+    }
+}
+
+static void rf_signals_restore(const rf_sigsave *save) {
+    for (int sig = 1; sig < NSIG; sig++) {
+        struct sigaction now;
+        if (save->act[sig].sa_handler != SIG_ERR && sigaction(sig, NULL, &now) == 0 &&
+            (now.sa_handler != save->act[sig].sa_handler || now.sa_flags != save->act[sig].sa_flags)) {
+            sigaction(sig, &save->act[sig], NULL);
+        }
+    }
+}
+
+int rf_init(char *err) {
+    static volatile int done;
+    static char failure[RF_ERR_LEN];
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int rc = RF_OK;
+    pthread_mutex_lock(&lock);
+    if (done) {
+        rc = failure[0] ? RF_ERROR : RF_OK;
+        goto done;
+    }
+    rf_sigsave *save = malloc(sizeof(*save));
+    if (save == NULL) {
+        snprintf(failure, sizeof(failure), "rf_init: out of memory");
+        rc = RF_ERROR;
+        done = 1;
+        goto done;
+    }
+    setenv("IPATH_NO_BACKTRACE", "1", 0);
+    setenv("HFI_NO_BACKTRACE", "1", 0);
+    rf_signals_save(save);
+    void *lib = dlopen("libfabric.so.1", RTLD_NOW | RTLD_GLOBAL);
+    rf_signals_restore(save);
+    free(save);
+    if (lib == NULL) {
+        const char *why = dlerror();
+        snprintf(failure, sizeof(failure), "dlopen(libfabric.so.1): %s", why ? why : "unknown error");
+        rc = RF_ERROR;
+        done = 1;
+        goto done;
+    }
+    *(void **) &rf_fi.getinfo = dlsym(lib, "fi_getinfo");
+    *(void **) &rf_fi.freeinfo = dlsym(lib, "fi_freeinfo");
+    *(void **) &rf_fi.dupinfo = dlsym(lib, "fi_dupinfo");
+    *(void **) &rf_fi.fabric = dlsym(lib, "fi_fabric");
+    *(void **) &rf_fi.version = dlsym(lib, "fi_version");
+    *(void **) &rf_fi.strerror = dlsym(lib, "fi_strerror");
+    if (!rf_fi.getinfo || !rf_fi.freeinfo || !rf_fi.dupinfo || !rf_fi.fabric || !rf_fi.version || !rf_fi.strerror) {
+        snprintf(failure, sizeof(failure), "dlsym: libfabric.so.1 lacks fi_getinfo/fi_fabric/...: not libfabric 1.x");
+        rc = RF_ERROR;
+    } else if (FI_MAJOR(rf_fi.version()) != 1 || FI_MINOR(rf_fi.version()) < 17) {
+        snprintf(failure, sizeof(failure), "libfabric %u.%u is too old: Remora needs 1.17 or later",
+                 FI_MAJOR(rf_fi.version()), FI_MINOR(rf_fi.version()));
+        rc = RF_ERROR;
+    }
+    done = 1;
+done:
+    if (rc != RF_OK && err != NULL) {
+        snprintf(err, RF_ERR_LEN, "%s", failure);
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+/*
+ * Tags and CQ data. Eager messages and large-message announcements all carry tag RF_TAG_EAGER, and the slots'
+ * receives match it exactly (ignore mask 0): libfabric 1.17's shm provider drops an *unexpected* tagged message whose
+ * tag differs from the matching receive's tag in ignored bits (it is delivered fine when the receive was posted
+ * first), so several messages in flight lost all but the first few. The sender's stamp and the large flag travel
+ * instead as 4 bytes of remote CQ data (FI_REMOTE_CQ_DATA; efa offers 4, shm and rxm 8). Segments of a large
+ * message carry RF_TAG_CONT | stamp and are received by exact tag as well.
+ */
+#define RF_TAG_EAGER 0ull
+#define RF_TAG_CONT (1ull << 63)
+#define RF_DATA_LARGE (1u << 31)
+#define RF_STAMP_MASK 0x7fffffffu
+#define RF_MAX_SEG (64ull * 1024 * 1024)
+#define RF_MAX_SEGS 80
+#define RF_CQ_BATCH 8
+#define RF_ADDR_MAX 256
+
+typedef struct rf_slot {
+    struct fi_context ctx;
+    char *buf;
+    size_t len;
+    uint64_t data;                   /* the remote CQ data: the sender's stamp, RF_DATA_LARGE for an announcement */
+    int posted;
+    int done;
+} rf_slot;
+
+typedef struct rf_peer_entry {
+    uint32_t stamp;
+    int used;
+    int64_t peer;
+} rf_peer_entry;
+
+struct rf_ep {
+    struct fi_info *info;
+    struct fid_fabric *fabric;
+    struct fid_domain *domain;
+    struct fid_av *av;
+    struct fid_cq *txcq;
+    struct fid_cq *rxcq;
+    struct fid_ep *ep;
+    int txfd;                        /* CQ wait fds, -1 without FI_WAIT_FD */
+    int rxfd;
+    int wakefd;                      /* eventfd written by rf_wakeup */
+    volatile int closing;
+    int broken;                      /* after a failed send or a receive error: every call fails with broken_msg */
+    char broken_msg[RF_ERR_LEN];
+    rf_wait_policy wait;
+    size_t inject_size;
+    size_t seg_size;
+    char addr[RF_ADDR_MAX];
+    size_t addrlen;
+    uint32_t stamp;
+    /* receive side */
+    rf_slot slots[2];
+    int head;                        /* slot that receives the next message */
+    int returned;                    /* slot handed to the caller by the last rf_recv, reposted by the next */
+    char *large;
+    size_t large_cap;
+    int64_t large_gen;
+    int large_pending;               /* continuation segments still to complete; -1: no large message under way */
+    int64_t large_len;
+    int64_t large_source;
+    uint32_t large_stamp;
+    struct fi_context cont_ctx[RF_MAX_SEGS];
+    /* send side */
+    struct fi_context tx_ctx[RF_MAX_SEGS + 1]; /* segments; the last one for a non-injected announcement */
+    uint64_t send_hdr;
+    char *staging;
+    size_t staging_cap;
+    /* stamp -> peer handle, open addressing */
+    rf_peer_entry *peers;
+    size_t peers_cap;
+    size_t peers_used;
+};
+
+typedef struct rf_waiter {
+    uint64_t start;
+    int64_t nap;
+    unsigned polls;
+} rf_waiter;
+
+static void rf_fail(char *err, const char *call, int rc) {
+    if (rc < 0) {
+        rc = -rc;
+    }
+    snprintf(err, RF_ERR_LEN, "%s: %s (%d)", call, fi_strerror(rc), -rc);
+}
+
+static void rf_failf(char *err, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, RF_ERR_LEN, fmt, ap);
+    va_end(ap);
+}
+
+static uint64_t rf_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+static uint32_t rf_hash(const void *data, size_t len) {
+    const unsigned char *p = data;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) {
+        h = (h ^ p[i]) * 16777619u;
+    }
+    return h == 0 ? 1 : h;
+}
+
+const char *rf_libfabric_version(void) {
+    static char version[32];
+    if (rf_init(NULL) != RF_OK) {
+        return "none";
+    }
+    uint32_t v = fi_version();
+    snprintf(version, sizeof(version), "%u.%u", FI_MAJOR(v), FI_MINOR(v));
+    return version;
+}
+
+static struct fi_info *rf_hints(const char *provider) {
+    struct fi_info *hints = rf_fi.dupinfo(NULL);
+    if (hints == NULL) {
+        return NULL;
+    }
+    hints->ep_attr->type = FI_EP_RDM;
+    hints->caps = FI_TAGGED;
+    hints->mode = FI_CONTEXT;
+    /* No FI_MR_LOCAL: providers that need every buffer registered (raw verbs) are skipped; rxm and efa register. */
+    hints->domain_attr->mr_mode = FI_MR_VIRT_ADDR | FI_MR_ALLOCATED | FI_MR_PROV_KEY;
+    hints->domain_attr->threading = FI_THREAD_SAFE;
+    hints->domain_attr->cq_data_size = 4; /* the stamp and the large flag, see RF_TAG_EAGER */
+    hints->tx_attr->msg_order = FI_ORDER_SAS;
+    hints->rx_attr->msg_order = FI_ORDER_SAS;
+    if (provider != NULL) {
+        hints->fabric_attr->prov_name = strdup(provider);
+        if (hints->fabric_attr->prov_name == NULL) {
+            fi_freeinfo(hints);
+            return NULL;
+        }
+    }
+    return hints;
+}
+
+int rf_providers(char *buf, size_t buflen, char *err) {
+    if (rf_init(err) != RF_OK) {
+        return RF_ERROR;
+    }
+    struct fi_info *hints = rf_hints(NULL), *list = NULL;
+    int rc = RF_ERROR;
+    size_t used = 0;
+    if (hints == NULL) {
+        rf_failf(err, "fi_allocinfo: out of memory");
+        return RF_ERROR;
+    }
+    rf_sigsave *save = malloc(sizeof(*save));
+    if (save != NULL) {
+        rf_signals_save(save);
+    }
+    int frc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &list);
+    if (frc == -FI_ENODATA) {
+        buf[0] = '\0';
+        rc = RF_OK;
+        goto done;
+    }
+    if (frc != 0) {
+        rf_fail(err, "fi_getinfo", frc);
+        goto done;
+    }
+    buf[0] = '\0';
+    for (struct fi_info *i = list; i != NULL; i = i->next) {
+        const char *name = i->fabric_attr->prov_name;
+        size_t n = strlen(name);
+        int seen = 0;
+        for (const char *p = buf; (p = strstr(p, name)) != NULL; p += n) {
+            if ((p == buf || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0')) {
+                seen = 1;
+                break;
+            }
+        }
+        if (seen || used + n + 2 > buflen) {
+            continue;
+        }
+        memcpy(buf + used, name, n);
+        used += n;
+        buf[used++] = '\n';
+        buf[used] = '\0';
+    }
+    rc = RF_OK;
+done:
+    fi_freeinfo(list);
+    fi_freeinfo(hints);
+    if (save != NULL) {
+        rf_signals_restore(save);
+        free(save);
+    }
+    return rc;
+}
+
+static int rf_open_cq(rf_ep *ep, struct fid_cq **cq, int *fd, char *err) {
+    struct fi_cq_attr attr = {.format = FI_CQ_FORMAT_TAGGED, .size = 256, .wait_obj = FI_WAIT_FD};
+    int rc = fi_cq_open(ep->domain, &attr, cq, NULL);
+    if (rc == 0) {
+        rc = fi_control(&(*cq)->fid, FI_GETWAIT, fd);
+        if (rc == 0) {
+            return RF_OK;
+        }
+        fi_close(&(*cq)->fid);
+        *cq = NULL;
+    }
+    /* shm: CQ wait objects not supported, fall back to polling with sleeps */
+    attr.wait_obj = FI_WAIT_NONE;
+    *fd = -1;
+    rc = fi_cq_open(ep->domain, &attr, cq, NULL);
+    if (rc != 0) {
+        *cq = NULL;
+        rf_fail(err, "fi_cq_open", rc);
+        return RF_ERROR;
+    }
+    return RF_OK;
+}
+
+static int rf_post_slot(rf_ep *ep, int i, char *err) {
+    rf_slot *s = &ep->slots[i];
+    for (;;) {
+        ssize_t rc = fi_trecv(ep->ep, s->buf, RF_EAGER, NULL, FI_ADDR_UNSPEC, RF_TAG_EAGER, 0, &s->ctx);
+        if (rc == 0) {
+            s->posted = 1;
+            s->done = 0;
+            return RF_OK;
+        }
+        if (rc != -FI_EAGAIN) {
+            rf_fail(err, "fi_trecv", (int) rc);
+            return RF_ERROR;
+        }
+        struct fi_cq_tagged_entry e;
+        (void) fi_cq_read(ep->rxcq, &e, 0); /* progress; the receive queue holds at most 2 + RF_MAX_SEGS */
+    }
+}
+
+static int rf_open_guarded(const char *provider, rf_ep **out, char *err);
+
+int rf_open(const char *provider, rf_ep **out, char *err) {
+    *out = NULL;
+    if (rf_init(err) != RF_OK) {
+        return RF_ERROR;
+    }
+    rf_sigsave *save = malloc(sizeof(*save));
+    if (save == NULL) {
+        rf_failf(err, "rf_open: out of memory");
+        return RF_ERROR;
+    }
+    rf_signals_save(save);
+    int rc = rf_open_guarded(provider, out, err);
+    rf_signals_restore(save);
+    free(save);
+    return rc;
+}
+
+static int rf_open_guarded(const char *provider, rf_ep **out, char *err) {
+    struct fi_info *hints = NULL;
+    rf_ep *ep = calloc(1, sizeof(*ep));
+    int rc;
+    if (ep == NULL) {
+        rf_failf(err, "rf_open: out of memory");
+        return RF_ERROR;
+    }
+    ep->txfd = ep->rxfd = ep->wakefd = -1;
+    ep->returned = -1;
+    ep->large_pending = -1;
+    ep->wait.spin_ns = 50000;
+    ep->wait.max_sleep_ns = 1000000;
+    ep->wait.yield = 1;
+    ep->wait.busy_polls = 50;
+    hints = rf_hints(provider);
+    if (hints == NULL) {
+        rf_failf(err, "fi_allocinfo: out of memory");
+        goto fail;
+    }
+    rc = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints, &ep->info);
+    if (rc != 0) {
+        if (rc == -FI_ENODATA) {
+            rf_failf(err, "fi_getinfo: no provider \"%s\" with tagged RDM endpoints (%s); fi_info -l lists those "
+                          "installed", provider, fi_strerror(FI_ENODATA));
+        } else {
+            rf_fail(err, "fi_getinfo", rc);
+        }
+        ep->info = NULL;
+        goto fail;
+    }
+    ep->inject_size = ep->info->tx_attr->inject_size;
+    ep->seg_size = ep->info->ep_attr->max_msg_size < RF_MAX_SEG ? ep->info->ep_attr->max_msg_size : RF_MAX_SEG;
+    if (ep->seg_size < RF_EAGER) {
+        rf_failf(err, "fi_getinfo: provider %s sends at most %zu bytes per message, Remora needs %u",
+                 ep->info->fabric_attr->prov_name, ep->seg_size, RF_EAGER);
+        goto fail;
+    }
+    if ((rc = fi_fabric(ep->info->fabric_attr, &ep->fabric, NULL)) != 0) {
+        ep->fabric = NULL;
+        rf_fail(err, "fi_fabric", rc);
+        goto fail;
+    }
+    if ((rc = fi_domain(ep->fabric, ep->info, &ep->domain, NULL)) != 0) {
+        ep->domain = NULL;
+        rf_fail(err, "fi_domain", rc);
+        goto fail;
+    }
+    struct fi_av_attr av_attr = {.type = FI_AV_TABLE};
+    if ((rc = fi_av_open(ep->domain, &av_attr, &ep->av, NULL)) != 0) {
+        ep->av = NULL;
+        rf_fail(err, "fi_av_open", rc);
+        goto fail;
+    }
+    if (rf_open_cq(ep, &ep->txcq, &ep->txfd, err) != RF_OK || rf_open_cq(ep, &ep->rxcq, &ep->rxfd, err) != RF_OK) {
+        goto fail;
+    }
+    if ((rc = fi_endpoint(ep->domain, ep->info, &ep->ep, NULL)) != 0) {
+        ep->ep = NULL;
+        rf_fail(err, "fi_endpoint", rc);
+        goto fail;
+    }
+    if ((rc = fi_ep_bind(ep->ep, &ep->av->fid, 0)) != 0 || (rc = fi_ep_bind(ep->ep, &ep->txcq->fid, FI_TRANSMIT)) != 0 ||
+        (rc = fi_ep_bind(ep->ep, &ep->rxcq->fid, FI_RECV)) != 0) {
+        rf_fail(err, "fi_ep_bind", rc);
+        goto fail;
+    }
+    if ((rc = fi_enable(ep->ep)) != 0) {
+        rf_fail(err, "fi_enable", rc);
+        goto fail;
+    }
+    ep->addrlen = sizeof(ep->addr);
+    if ((rc = fi_getname(&ep->ep->fid, ep->addr, &ep->addrlen)) != 0) {
+        rf_fail(err, "fi_getname", rc);
+        goto fail;
+    }
+    ep->stamp = rf_hash(ep->addr, ep->addrlen) & RF_STAMP_MASK;
+    ep->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (ep->wakefd < 0) {
+        rf_failf(err, "eventfd: %s", strerror(errno));
+        goto fail;
+    }
+    ep->peers_cap = 64;
+    ep->peers = calloc(ep->peers_cap, sizeof(rf_peer_entry));
+    for (int i = 0; i < 2; i++) {
+        ep->slots[i].buf = aligned_alloc(4096, RF_EAGER);
+    }
+    if (ep->peers == NULL || ep->slots[0].buf == NULL || ep->slots[1].buf == NULL) {
+        rf_failf(err, "rf_open: out of memory");
+        goto fail;
+    }
+    if (rf_post_slot(ep, 0, err) != RF_OK || rf_post_slot(ep, 1, err) != RF_OK) {
+        goto fail;
+    }
+    fi_freeinfo(hints);
+    *out = ep;
+    return RF_OK;
+fail:
+    if (hints != NULL) {
+        fi_freeinfo(hints);
+    }
+    rf_close(ep);
+    return RF_ERROR;
+}
+
+void rf_set_wait(rf_ep *ep, const rf_wait_policy *policy) {
+    ep->wait = *policy;
+    if (ep->wait.spin_ns < 0) {
+        ep->wait.spin_ns = 0;
+    }
+    if (ep->wait.busy_polls < 0) {
+        ep->wait.busy_polls = 0;
+    }
+    if (ep->wait.max_sleep_ns < 1000) {
+        ep->wait.max_sleep_ns = 1000;
+    }
+}
+
+int rf_address(rf_ep *ep, const void **addr, size_t *len) {
+    *addr = ep->addr;
+    *len = ep->addrlen;
+    return RF_OK;
+}
+
+size_t rf_inject_size(rf_ep *ep) {
+    return ep->inject_size;
+}
+
+const char *rf_provider_name(rf_ep *ep) {
+    return ep->info->fabric_attr->prov_name;
+}
+
+static rf_peer_entry *rf_peer_find(rf_ep *ep, uint32_t stamp) {
+    size_t mask = ep->peers_cap - 1;
+    for (size_t i = stamp & mask;; i = (i + 1) & mask) {
+        rf_peer_entry *e = &ep->peers[i];
+        if (!e->used || e->stamp == stamp) {
+            return e;
+        }
+    }
+}
+
+static int rf_peer_grow(rf_ep *ep) {
+    rf_peer_entry *old = ep->peers;
+    size_t old_cap = ep->peers_cap;
+    rf_peer_entry *fresh = calloc(old_cap * 2, sizeof(rf_peer_entry));
+    if (fresh == NULL) {
+        return RF_ERROR;
+    }
+    ep->peers = fresh;
+    ep->peers_cap = old_cap * 2;
+    for (size_t i = 0; i < old_cap; i++) {
+        if (old[i].used && old[i].peer >= 0) {
+            *rf_peer_find(ep, old[i].stamp) = old[i];
+        }
+    }
+    free(old);
+    return RF_OK;
+}
+
+int rf_insert(rf_ep *ep, const void *addr, size_t len, int64_t *peer, char *err) {
+    fi_addr_t fa = FI_ADDR_NOTAVAIL;
+    if (len == 0 || len > RF_ADDR_MAX) {
+        rf_failf(err, "fi_av_insert: address of %zu bytes is not a %s address", len, rf_provider_name(ep));
+        return RF_ERROR;
+    }
+    if (ep->peers_used * 2 >= ep->peers_cap && rf_peer_grow(ep) != RF_OK) {
+        rf_failf(err, "fi_av_insert: out of memory");
+        return RF_ERROR;
+    }
+    uint32_t stamp = rf_hash(addr, len) & RF_STAMP_MASK;
+    rf_peer_entry *e = rf_peer_find(ep, stamp);
+    if (e->used && e->peer >= 0) {
+        rf_failf(err, "fi_av_insert: address id %08x is already taken by peer %lld (same address inserted twice, or "
+                      "a hash collision: open a new endpoint)", stamp, (long long) e->peer);
+        return RF_ERROR;
+    }
+    int rc = fi_av_insert(ep->av, addr, 1, &fa, 0, NULL);
+    if (rc != 1) {
+        rf_fail(err, "fi_av_insert", rc < 0 ? rc : -FI_EINVAL);
+        return RF_ERROR;
+    }
+    if (!e->used) {
+        ep->peers_used++;
+    }
+    e->used = 1;
+    e->stamp = stamp;
+    e->peer = (int64_t) fa;
+    *peer = (int64_t) fa;
+    return RF_OK;
+}
+
+int rf_remove(rf_ep *ep, int64_t peer, char *err) {
+    fi_addr_t fa = (fi_addr_t) peer;
+    for (size_t i = 0; i < ep->peers_cap; i++) {
+        if (ep->peers[i].used && ep->peers[i].peer == peer) {
+            ep->peers[i].peer = -1; /* tombstone: keeps the probe chains intact */
+        }
+    }
+    int rc = fi_av_remove(ep->av, &fa, 1, 0);
+    if (rc != 0) {
+        rf_fail(err, "fi_av_remove", rc);
+        return RF_ERROR;
+    }
+    return RF_OK;
+}
+
+/* One step of waiting; returns RF_CLOSED, RF_TIMEOUT (deadline passed) or RF_OK (poll again). */
+static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t deadline) {
+    if (ep->closing) {
+        return RF_CLOSED;
+    }
+    if (w->nap == 0) { /* spinning: poll, yielding the CPU to a peer that may share it; read the clock now and then */
+        if (++w->polls <= (unsigned) ep->wait.busy_polls) {
+            return RF_OK; /* a first few pure polls: a split-CPU round trip often completes within them */
+        }
+        if (ep->wait.yield) {
+            sched_yield();
+        }
+        if ((w->polls & 15) != 1 && w->start != 0) {
+            return RF_OK;
+        }
+        uint64_t now = rf_now();
+        if (w->start == 0) {
+            w->start = now;
+        }
+        if (now >= deadline) {
+            return RF_TIMEOUT;
+        }
+        if (now - w->start < (uint64_t) ep->wait.spin_ns) {
+            return RF_OK;
+        }
+        w->nap = 1000;
+    }
+    uint64_t now = rf_now();
+    if (now >= deadline) {
+        return RF_TIMEOUT;
+    }
+    uint64_t left = deadline - now;
+    if (fd >= 0) {
+        struct fid *fids[1] = {&cq->fid};
+        if (fi_trywait(ep->fabric, fids, 1) == FI_SUCCESS) {
+            struct pollfd p[2] = {{.fd = fd, .events = POLLIN}, {.fd = ep->wakefd, .events = POLLIN}};
+            int ms = left > 100000000ull ? 100 : (int) (left / 1000000ull) + 1;
+            (void) poll(p, 2, ms);
+        }
+        return RF_OK;
+    }
+    /* compare unsigned: with no deadline, left is near UINT64_MAX, negative as an int64_t (a negative nap made
+     * nanosleep fail with EINVAL at once, so an idle receive spun at 100% of a CPU) */
+    int64_t nap = (uint64_t) w->nap < left ? w->nap : (int64_t) left;
+    struct timespec ts = {nap / 1000000000, nap % 1000000000};
+    nanosleep(&ts, NULL);
+    if (w->nap < ep->wait.max_sleep_ns) {
+        w->nap = w->nap * 2 < ep->wait.max_sleep_ns ? w->nap * 2 : ep->wait.max_sleep_ns;
+    }
+    return RF_OK;
+}
+
+static uint64_t rf_deadline(int64_t timeout_ns) {
+    return timeout_ns < 0 ? UINT64_MAX : rf_now() + (uint64_t) timeout_ns;
+}
+
+static int rf_cq_error(rf_ep *ep, struct fid_cq *cq, ssize_t rc, const char *what, char *err) {
+    if (rc == -FI_EAVAIL) {
+        struct fi_cq_err_entry e;
+        memset(&e, 0, sizeof(e));
+        if (fi_cq_readerr(cq, &e, 0) > 0) {
+            char buf[128];
+            const char *detail = fi_cq_strerror(cq, e.prov_errno, e.err_data, buf, sizeof(buf));
+            rf_failf(err, "%s: %s (%d; provider: %s)", what, fi_strerror(e.err), -e.err, detail ? detail : "-");
+            return e.err;
+        }
+    }
+    rf_fail(err, "fi_cq_read", (int) rc);
+    (void) ep;
+    return (int) -rc;
+}
+
+static int rf_break(rf_ep *ep, char *err) {
+    ep->broken = 1;
+    snprintf(ep->broken_msg, sizeof(ep->broken_msg), "%s (endpoint unusable, close it)", err);
+    return RF_ERROR;
+}
+
+/* Waits until `count` transmit completions arrived. */
+static int rf_wait_tx(rf_ep *ep, int count, uint64_t deadline, char *err) {
+    struct fi_cq_tagged_entry e[RF_CQ_BATCH];
+    rf_waiter w = {0};
+    while (count > 0) {
+        ssize_t n = fi_cq_read(ep->txcq, e, RF_CQ_BATCH);
+        if (n > 0) {
+            count -= (int) n;
+            continue;
+        }
+        if (n != -FI_EAGAIN) {
+            rf_cq_error(ep, ep->txcq, n, "fi_tsend completion", err);
+            return rf_break(ep, err);
+        }
+        int rc = rf_idle(ep, &w, ep->txcq, ep->txfd, deadline);
+        if (rc == RF_CLOSED) {
+            return RF_CLOSED;
+        }
+        if (rc == RF_TIMEOUT) {
+            rf_failf(err, "fi_tsend: no completion within the send timeout (%s): the peer stopped receiving",
+                     fi_strerror(FI_ETIMEDOUT));
+            return rf_break(ep, err);
+        }
+    }
+    return RF_OK;
+}
+
+/* Posts one send, retrying while the provider's queue is full. Eager messages and announcements (tag
+ * RF_TAG_EAGER) carry `data` as remote CQ data; segments carry none. ctx NULL means inject (no completion). */
+static int rf_post_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, uint64_t tag, uint64_t data,
+                        void *ctx, uint64_t deadline, char *err) {
+    rf_waiter w = {0};
+    int with_data = tag == RF_TAG_EAGER;
+    for (;;) {
+        ssize_t rc;
+        const char *call;
+        if (ctx == NULL) {
+            call = with_data ? "fi_tinjectdata" : "fi_tinject";
+            rc = with_data ? fi_tinjectdata(ep->ep, buf, len, data, (fi_addr_t) peer, tag)
+                           : fi_tinject(ep->ep, buf, len, (fi_addr_t) peer, tag);
+        } else {
+            call = with_data ? "fi_tsenddata" : "fi_tsend";
+            rc = with_data ? fi_tsenddata(ep->ep, buf, len, NULL, data, (fi_addr_t) peer, tag, ctx)
+                           : fi_tsend(ep->ep, buf, len, NULL, (fi_addr_t) peer, tag, ctx);
+        }
+        if (rc == 0) {
+            return RF_OK;
+        }
+        if (rc != -FI_EAGAIN) {
+            rf_fail(err, call, (int) rc);
+            return RF_ERROR;
+        }
+        struct fi_cq_tagged_entry e;
+        ssize_t n = fi_cq_read(ep->txcq, &e, 0); /* progress only */
+        if (n < 0 && n != -FI_EAGAIN) {
+            rf_cq_error(ep, ep->txcq, n, "fi_tsend completion", err);
+            return rf_break(ep, err);
+        }
+        int irc = rf_idle(ep, &w, ep->txcq, ep->txfd, deadline);
+        if (irc == RF_CLOSED) {
+            return RF_CLOSED;
+        }
+        if (irc == RF_TIMEOUT) {
+            rf_failf(err, "%s: %s for the whole send timeout: the peer stopped receiving", call, fi_strerror(FI_EAGAIN));
+            return rf_break(ep, err);
+        }
+    }
+}
+
+int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeout_ns, char *err) {
+    if (ep->broken) {
+        snprintf(err, RF_ERR_LEN, "%s", ep->broken_msg);
+        return RF_ERROR;
+    }
+    if (ep->closing) {
+        return RF_CLOSED;
+    }
+    uint64_t deadline = rf_deadline(timeout_ns);
+    uint64_t stamp = ep->stamp;
+    if (len <= RF_EAGER) {
+        if (len <= ep->inject_size) {
+            return rf_post_send(ep, peer, buf, len, RF_TAG_EAGER, stamp, NULL, deadline, err);
+        }
+        int rc = rf_post_send(ep, peer, buf, len, RF_TAG_EAGER, stamp, &ep->tx_ctx[0], deadline, err);
+        return rc != RF_OK ? rc : rf_wait_tx(ep, 1, deadline, err);
+    }
+    size_t segs = (len + ep->seg_size - 1) / ep->seg_size;
+    if (segs > RF_MAX_SEGS) {
+        rf_failf(err, "fi_tsend: message of %zu bytes needs %zu segments of the provider's %zu, at most %d", len, segs,
+                 ep->seg_size, RF_MAX_SEGS);
+        return RF_ERROR;
+    }
+    /* an 8-byte announcement with the total length, then the payload straight from the caller's buffer */
+    ep->send_hdr = (uint64_t) len;
+    int announce_ctx = sizeof(uint64_t) <= ep->inject_size ? 0 : 1;
+    int posted = 0;
+    int rc = rf_post_send(ep, peer, &ep->send_hdr, sizeof(uint64_t), RF_TAG_EAGER, stamp | RF_DATA_LARGE,
+                          announce_ctx ? &ep->tx_ctx[RF_MAX_SEGS] : NULL, deadline, err);
+    if (rc == RF_OK) {
+        posted = announce_ctx;
+        for (size_t off = 0, i = 0; off < len && rc == RF_OK; off += ep->seg_size, i++) {
+            size_t n = len - off < ep->seg_size ? len - off : ep->seg_size;
+            rc = rf_post_send(ep, peer, (const char *) buf + off, n, RF_TAG_CONT | stamp, 0, &ep->tx_ctx[i], deadline,
+                              err);
+            if (rc == RF_OK) {
+                posted++;
+            }
+        }
+    }
+    if (posted > 0) {
+        /* every posted segment must complete before the caller may reuse the buffer */
+        char werr[RF_ERR_LEN];
+        int wrc = rf_wait_tx(ep, posted, deadline, werr);
+        if (rc == RF_OK && wrc != RF_OK) {
+            memcpy(err, werr, RF_ERR_LEN);
+            rc = wrc;
+        }
+    }
+    if (rc == RF_ERROR && !ep->broken) {
+        rf_break(ep, err); /* the receiver now waits for segments that will never come */
+    }
+    return rc;
+}
+
+void *rf_staging(rf_ep *ep, size_t len) {
+    if (len > ep->staging_cap || (ep->staging_cap > 4 * RF_EAGER && len <= RF_EAGER)) {
+        size_t cap = len < RF_EAGER ? RF_EAGER : len;
+        char *fresh = malloc(cap);
+        if (fresh == NULL) {
+            return NULL;
+        }
+        free(ep->staging);
+        ep->staging = fresh;
+        ep->staging_cap = cap;
+    }
+    return ep->staging;
+}
+
+static int64_t rf_source(rf_ep *ep, uint32_t stamp) {
+    rf_peer_entry *e = rf_peer_find(ep, stamp);
+    return e->used ? e->peer : -1;
+}
+
+/* Handles the completed head slot; returns RF_OK with msg filled, or 1 if a large message is now under way. */
+static int rf_take_head(rf_ep *ep, rf_msg *msg, char *err) {
+    rf_slot *s = &ep->slots[ep->head];
+    uint32_t stamp = (uint32_t) (s->data & RF_STAMP_MASK);
+    if ((s->data & RF_DATA_LARGE) == 0) {
+        msg->length = (int64_t) s->len;
+        msg->slot = ep->head;
+        msg->source = rf_source(ep, stamp);
+        msg->stamp = stamp;
+        msg->large_generation = ep->large_gen;
+        s->done = 0;
+        ep->returned = ep->head;
+        ep->head ^= 1;
+        return RF_OK;
+    }
+    uint64_t total;
+    memcpy(&total, s->buf, sizeof(total));
+    if (s->len != sizeof(uint64_t) || total <= RF_EAGER || total > ((uint64_t) 1 << 40)) {
+        rf_failf(err, "fi_trecv: malformed large-message announcement (%zu bytes, total %llu): peer speaks another "
+                      "protocol", s->len, (unsigned long long) total);
+        return rf_break(ep, err);
+    }
+    size_t segs = (total + ep->seg_size - 1) / ep->seg_size;
+    if (segs > RF_MAX_SEGS) {
+        rf_failf(err, "fi_trecv: message of %llu bytes exceeds %d segments", (unsigned long long) total, RF_MAX_SEGS);
+        return rf_break(ep, err);
+    }
+    if (total > ep->large_cap) {
+        char *fresh = malloc(total);
+        if (fresh == NULL) {
+            rf_failf(err, "fi_trecv: cannot allocate %llu bytes for a large message", (unsigned long long) total);
+            return rf_break(ep, err);
+        }
+        free(ep->large);
+        ep->large = fresh;
+        ep->large_cap = total;
+        ep->large_gen++;
+    }
+    ep->large_len = (int64_t) total;
+    ep->large_stamp = stamp;
+    ep->large_source = rf_source(ep, stamp);
+    ep->large_pending = 0;
+    for (size_t off = 0; off < total; off += ep->seg_size) {
+        size_t n = total - off < ep->seg_size ? total - off : ep->seg_size;
+        ssize_t rc;
+        while ((rc = fi_trecv(ep->ep, ep->large + off, n, NULL, FI_ADDR_UNSPEC, RF_TAG_CONT | stamp, 0,
+                              &ep->cont_ctx[ep->large_pending])) == -FI_EAGAIN) {
+            struct fi_cq_tagged_entry e;
+            (void) fi_cq_read(ep->rxcq, &e, 0);
+        }
+        if (rc != 0) {
+            rf_fail(err, "fi_trecv", (int) rc);
+            return rf_break(ep, err);
+        }
+        ep->large_pending++;
+    }
+    /* the announcement is read: its slot can take the next message at once */
+    s->done = 0;
+    int head = ep->head;
+    ep->head ^= 1;
+    if (rf_post_slot(ep, head, err) != RF_OK) {
+        return rf_break(ep, err);
+    }
+    return 1;
+}
+
+int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
+    struct fi_cq_tagged_entry e[RF_CQ_BATCH];
+    if (ep->broken) {
+        snprintf(err, RF_ERR_LEN, "%s", ep->broken_msg);
+        return RF_ERROR;
+    }
+    if (ep->returned >= 0) {
+        int slot = ep->returned;
+        ep->returned = -1;
+        if (rf_post_slot(ep, slot, err) != RF_OK) {
+            return rf_break(ep, err);
+        }
+    }
+    uint64_t deadline = rf_deadline(timeout_ns);
+    rf_waiter w = {0};
+    for (;;) {
+        if (ep->large_pending == 0) {
+            ep->large_pending = -1;
+            msg->length = ep->large_len;
+            msg->slot = RF_SLOT_LARGE;
+            msg->source = ep->large_source;
+            msg->stamp = ep->large_stamp;
+            msg->large_generation = ep->large_gen;
+            return RF_OK;
+        }
+        if (ep->large_pending < 0 && ep->slots[ep->head].done) {
+            int rc = rf_take_head(ep, msg, err);
+            if (rc != 1) {
+                return rc;
+            }
+            continue;
+        }
+        ssize_t n = fi_cq_read(ep->rxcq, e, RF_CQ_BATCH);
+        if (n > 0) {
+            for (ssize_t i = 0; i < n; i++) {
+                if (e[i].op_context == &ep->slots[0].ctx || e[i].op_context == &ep->slots[1].ctx) {
+                    rf_slot *s = e[i].op_context == &ep->slots[0].ctx ? &ep->slots[0] : &ep->slots[1];
+                    s->done = 1;
+                    s->posted = 0;
+                    s->len = e[i].len;
+                    s->data = e[i].data;
+                    if ((e[i].flags & FI_REMOTE_CQ_DATA) == 0 || e[i].tag != RF_TAG_EAGER) {
+                        rf_failf(err, "fi_trecv: a message without Remora's CQ data (tag %llx, flags %llx): the peer "
+                                      "speaks another protocol", (unsigned long long) e[i].tag,
+                                 (unsigned long long) e[i].flags);
+                        return rf_break(ep, err);
+                    }
+                } else {
+                    ep->large_pending--;
+                }
+            }
+            w.start = 0;
+            w.nap = 0;
+            w.polls = 0;
+            continue;
+        }
+        if (n != -FI_EAGAIN) {
+            int code = rf_cq_error(ep, ep->rxcq, n, "fi_trecv completion", err);
+            if (code == FI_ECANCELED && ep->closing) {
+                return RF_CLOSED;
+            }
+            if (code == FI_ETRUNC) {
+                size_t l = strlen(err);
+                snprintf(err + l, RF_ERR_LEN - l, ": a message overran its %u-byte slot, peer speaks another protocol",
+                         RF_EAGER);
+            }
+            return rf_break(ep, err);
+        }
+        int rc = rf_idle(ep, &w, ep->rxcq, ep->rxfd, deadline);
+        if (rc == RF_CLOSED) {
+            return RF_CLOSED;
+        }
+        if (rc == RF_TIMEOUT) {
+            return RF_TIMEOUT;
+        }
+    }
+}
+
+void *rf_buffer(rf_ep *ep, int slot, size_t *capacity) {
+    if (slot == RF_SLOT_LARGE) {
+        *capacity = ep->large_cap;
+        return ep->large;
+    }
+    *capacity = RF_EAGER;
+    return ep->slots[slot & 1].buf;
+}
+
+void rf_wakeup(rf_ep *ep) {
+    ep->closing = 1;
+    __sync_synchronize();
+    if (ep->wakefd >= 0) {
+        uint64_t one = 1;
+        ssize_t rc = write(ep->wakefd, &one, sizeof(one));
+        (void) rc;
+    }
+}
+
+void rf_close(rf_ep *ep) {
+    if (ep == NULL) {
+        return;
+    }
+    /* the endpoint first: closing it drops the receives still posted into our buffers */
+    if (ep->ep != NULL) {
+        fi_close(&ep->ep->fid);
+    }
+    if (ep->rxcq != NULL) {
+        fi_close(&ep->rxcq->fid);
+    }
+    if (ep->txcq != NULL) {
+        fi_close(&ep->txcq->fid);
+    }
+    if (ep->av != NULL) {
+        fi_close(&ep->av->fid);
+    }
+    if (ep->domain != NULL) {
+        fi_close(&ep->domain->fid);
+    }
+    if (ep->fabric != NULL) {
+        fi_close(&ep->fabric->fid);
+    }
+    if (ep->info != NULL) {
+        fi_freeinfo(ep->info);
+    }
+    if (ep->wakefd >= 0) {
+        close(ep->wakefd);
+    }
+    free(ep->slots[0].buf);
+    free(ep->slots[1].buf);
+    free(ep->large);
+    free(ep->staging);
+    free(ep->peers);
+    free(ep);
+}

@@ -1,0 +1,95 @@
+/*
+ * remora_fabric: Remora's message endpoint over libfabric FI_EP_RDM (the core, free of JNI so that a plain C test
+ * can drive it under valgrind). The JNI glue in remora_fabric_jni.c is a thin layer over these calls.
+ *
+ * Wire format (tagged messages; the sender's stamp is a 31-bit hash of its fabric address that the receiver maps
+ * back to the peer handle it got from rf_insert):
+ *   - a message of at most RF_EAGER bytes travels as one tagged send, tag = 0, remote CQ data = stamp;
+ *   - a longer message travels as an announcement, tag = 0, CQ data = RF_DATA_LARGE | stamp, holding its 8-byte
+ *     total length (native byte order), then as segments, tag = RF_TAG_CONT | stamp, of at most the provider's
+ *     max_msg_size (capped at 64 MiB) each, in order (FI_ORDER_SAS), straight from the sender's buffer.
+ * Receives of eager messages match tag 0 exactly: see RF_TAG_EAGER in remora_fabric.c for the shm bug this avoids.
+ * The receiver keeps two RF_EAGER slots posted (one being read by the caller, one receiving), and a large-message
+ * buffer that grows on demand, into which it posts the segments' receives once the announcement arrived (the
+ * provider's rendezvous, CMA on shm, then copies once); segment receives match the exact tag, so other peers'
+ * messages wait.
+ *
+ * Threading: rf_send from one thread at a time, rf_recv from one (other) thread at a time, rf_wakeup from any
+ * thread; rf_close only when no other call is running (the Java layer enforces all three).
+ */
+#ifndef REMORA_FABRIC_H
+#define REMORA_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RF_EAGER (256u * 1024u)       /* largest single-segment message; a protocol constant */
+#define RF_ERR_LEN 320
+
+#define RF_OK 0
+#define RF_TIMEOUT 1                  /* rf_recv only: no message before the deadline */
+#define RF_ERROR (-1)                 /* err holds "fi_call: fi_strerror text (code)" */
+#define RF_CLOSED (-2)                /* rf_wakeup was called */
+
+#define RF_SLOT_LARGE 2               /* rf_msg.slot of a message held in the large buffer */
+
+typedef struct rf_ep rf_ep;
+
+/* Where the last received message is: returned by rf_recv; the buffer stays valid until the next rf_recv. */
+typedef struct rf_msg {
+    int64_t length;
+    int64_t source;                   /* peer handle from rf_insert, or -1 if the sender was not inserted */
+    int64_t slot;                     /* 0, 1 or RF_SLOT_LARGE */
+    int64_t large_generation;         /* changes whenever the large buffer is reallocated */
+    int64_t stamp;                    /* the sender's stamp (for diagnostics) */
+} rf_msg;
+
+/* How a thread waits for a completion: busy_polls pure polls, then polls with sched_yield (if yield) until spin_ns,
+ * then sleeps (CQ fd, or naps doubling up to max_sleep_ns). */
+typedef struct rf_wait_policy {
+    int64_t spin_ns;
+    int64_t max_sleep_ns;
+    int yield;
+    int busy_polls;
+} rf_wait_policy;
+
+/* Opens libfabric (dlopen, keeping the process's signal handlers); idempotent. Every other call does it first. */
+int rf_init(char *err);
+
+const char *rf_libfabric_version(void);
+
+/* Writes the names of providers that offer tagged RDM endpoints, separated by '\n', into buf. */
+int rf_providers(char *buf, size_t buflen, char *err);
+
+int rf_open(const char *provider, rf_ep **out, char *err);
+
+void rf_set_wait(rf_ep *ep, const rf_wait_policy *policy);
+
+int rf_address(rf_ep *ep, const void **addr, size_t *len);
+
+size_t rf_inject_size(rf_ep *ep);
+
+const char *rf_provider_name(rf_ep *ep);
+
+int rf_insert(rf_ep *ep, const void *addr, size_t len, int64_t *peer, char *err);
+
+int rf_remove(rf_ep *ep, int64_t peer, char *err);
+
+/* Sends len bytes; returns when the buffer may be reused. timeout_ns bounds the wait for a slow or dead peer. */
+int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeout_ns, char *err);
+
+/* The endpoint's staging buffer, at least len bytes, for callers that copy before sending (NULL: out of memory). */
+void *rf_staging(rf_ep *ep, size_t len);
+
+/* Receives the next message; timeout_ns < 0 waits until a message, rf_wakeup or an error. */
+int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err);
+
+/* The receive buffer of a slot and its capacity. */
+void *rf_buffer(rf_ep *ep, int slot, size_t *capacity);
+
+/* Makes blocked and future rf_recv / rf_send calls return RF_CLOSED. Async-safe with respect to the others. */
+void rf_wakeup(rf_ep *ep);
+
+void rf_close(rf_ep *ep);
+
+#endif

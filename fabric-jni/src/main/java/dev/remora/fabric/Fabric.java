@@ -1,0 +1,80 @@
+package dev.remora.fabric;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Availability of Remora's native fabric transport, as a value (Netty's {@code Epoll} pattern): the library is
+ * loaded once, on the first call; if that fails, {@link #isAvailable()} is false and {@link #unavailabilityCause()}
+ * says why and how to fix it. Nothing here throws except {@link #ensureAvailability()}.
+ *
+ * <p>Call {@link #load(Path)} first to choose the folder the packaged library is extracted into (default
+ * {@code java.io.tmpdir}); later calls with another folder have no effect.
+ */
+public final class Fabric {
+    private static volatile Throwable cause;
+    private static volatile boolean loaded;
+
+    private Fabric() {}
+
+    /** Loads the native library once, extracting it into workDir (null: java.io.tmpdir) if it must. */
+    public static synchronized boolean load(Path workDir) {
+        if (!loaded) {
+            cause = NativeLibraryLoader.load(workDir);
+            loaded = true;
+        }
+        return cause == null;
+    }
+
+    public static boolean isAvailable() {
+        return load(null);
+    }
+
+    /** Why the transport is unavailable (its message names the fix), or null if it is available. */
+    public static Throwable unavailabilityCause() {
+        load(null);
+        return cause;
+    }
+
+    /** Throws an {@link UnsatisfiedLinkError} carrying {@link #unavailabilityCause()} if unavailable. */
+    public static void ensureAvailability() {
+        Throwable c = unavailabilityCause();
+        if (c != null) {
+            UnsatisfiedLinkError e = new UnsatisfiedLinkError("the fabric transport is unavailable: " + c.getMessage());
+            e.initCause(c);
+            throw e;
+        }
+    }
+
+    /** The version of the libfabric the library is linked with, e.g. "1.17". */
+    public static String libfabricVersion() {
+        ensureAvailability();
+        return FabricNative.libfabricVersion();
+    }
+
+    /**
+     * Providers that offer tagged RDM endpoints, e.g. [shm, tcp;ofi_rxm, udp;ofi_rxd]; empty if unavailable.
+     * Layered providers appear with their core ("tcp;ofi_rxm"), the form {@link FabricEndpoint#open} takes.
+     */
+    public static List<String> providers() {
+        if (!isAvailable()) {
+            return Collections.emptyList();
+        }
+        String text;
+        try {
+            text = FabricNative.providers();
+        } catch (IOException e) {
+            return Collections.emptyList();
+        }
+        List<String> out = new ArrayList<>();
+        for (String line : text.split("\n")) {
+            if (!line.isEmpty()) {
+                out.add(line);
+            }
+        }
+        return Collections.unmodifiableList(out);
+    }
+}

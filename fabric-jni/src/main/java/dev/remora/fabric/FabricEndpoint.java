@@ -1,0 +1,274 @@
+package dev.remora.fabric;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A message endpoint on a libfabric {@code FI_EP_RDM} endpoint: reliable, ordered per peer, message boundaries
+ * kept, any size up to 2 GB.
+ *
+ * <p>Usage: {@link #open(String, FabricOptions)} on each side, exchange {@link #address()} out of band (Remora's
+ * TCP handshake), {@link #insertPeer(byte[])} on both sides before the first message, then {@link #send} and
+ * {@link #receive}. A message sent to a peer that has not inserted the sender arrives with source {@code -1}.
+ *
+ * <p>Design. Messages up to {@link #EAGER_SIZE} bytes are one tagged send: {@code fi_tinject} up to the
+ * provider's inject size (no completion to wait for), {@code fi_tsend} above. Longer ones go as a first segment
+ * carrying the total length and then continuation segments the receiver matches by exact tag, so the provider's
+ * own rendezvous (CMA on shm) moves them into one buffer without further copies. The receiver keeps two
+ * {@link #EAGER_SIZE} buffers posted: the message returned by {@link #receive} stays in its native buffer, which
+ * {@link #received()} exposes without a copy, while the next message lands in the other. The 32-bit tag carries a
+ * hash of the sender's address, which the receiver maps back to the handle {@link #insertPeer} gave it (so no
+ * provider support for {@code FI_SOURCE} is needed: tcp;ofi_rxm has none). Waiting polls the completion queue with
+ * {@code sched_yield} for {@link FabricOptions#spinNanos()} (peers sharing one CPU keep running), then sleeps:
+ * on the queue's fd where the provider has one (tcp), else with doubling naps up to
+ * {@link FabricOptions#maxSleepNanos()} (shm has no wait objects in libfabric 1.17).
+ *
+ * <p>Threading: {@link #send} may be called from any thread (sends are serialised by an internal lock; a send
+ * returns when the buffer may be reused, i.e. the message is delivered or buffered by the provider).
+ * {@link #receive} is meant for one receiver thread; concurrent calls are serialised. {@link #close()} may be
+ * called from any thread at any time: it wakes a blocked receive or send, which then throw
+ * {@link java.nio.channels.AsynchronousCloseException}. The hot paths allocate nothing.
+ *
+ * <p>Errors: every libfabric failure is an {@link IOException} naming the {@code fi_*} call and fi_strerror's text.
+ * After a failed send or receive the endpoint is unusable (a peer may hold half a message): close it. A peer that
+ * dies never crashes this process; sends to it fail after {@link FabricOptions#sendTimeoutNanos()}, and the
+ * caller's liveness signal (Remora's TCP connection) should close the endpoint to fail pending calls at once.
+ */
+public final class FabricEndpoint implements Closeable {
+    /** Largest message sent as a single segment; a protocol constant shared with the native side. */
+    public static final int EAGER_SIZE = 256 * 1024;
+    /** Returned by {@link #receive(long)} when no message arrived in time. */
+    public static final int TIMEOUT = -1;
+
+    private static final int SLOT_LARGE = 2;
+
+    private final long handle;
+    private final String provider;
+    private final FabricOptions options;
+    private final byte[] address;
+    private final int injectSize;
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private final ReentrantLock receiveLock = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final ByteBuffer result = ByteBuffer.allocateDirect(40).order(ByteOrder.nativeOrder());
+    private final ByteBuffer[] views = new ByteBuffer[3];
+    private long largeGeneration = -1;
+    private ByteBuffer current;
+    private long currentSource = -1;
+    private volatile boolean freed;
+
+    private FabricEndpoint(long handle, FabricOptions options) {
+        this.handle = handle;
+        this.options = options;
+        this.provider = FabricNative.providerName(handle);
+        this.address = FabricNative.address(handle);
+        this.injectSize = FabricNative.injectSize(handle);
+        FabricNative.setWait(handle, options.spinNanos(), options.yield(), options.maxSleepNanos(),
+                options.busyPolls());
+        views[0] = FabricNative.buffer(handle, 0).order(options.receiveOrder());
+        views[1] = FabricNative.buffer(handle, 1).order(options.receiveOrder());
+    }
+
+    /**
+     * Opens an endpoint.
+     *
+     * @param provider a libfabric provider name as {@link Fabric#providers()} lists it: "shm", "tcp;ofi_rxm", ...
+     * @throws IOException naming the failing fi_* call, e.g. when the provider does not exist here
+     * @throws UnsatisfiedLinkError if the native library is unavailable (see {@link Fabric#unavailabilityCause()})
+     */
+    public static FabricEndpoint open(String provider, FabricOptions options) throws IOException {
+        Fabric.ensureAvailability();
+        if (FabricNative.eagerSize() != EAGER_SIZE) {
+            throw new IOException("libremora_fabric's eager size " + FabricNative.eagerSize() + " differs from "
+                    + EAGER_SIZE + ": the native library and the jar come from different builds");
+        }
+        long handle = FabricNative.open(provider);
+        try {
+            return new FabricEndpoint(handle, options);
+        } catch (RuntimeException | Error e) {
+            FabricNative.close(handle);
+            throw e;
+        }
+    }
+
+    public static FabricEndpoint open(String provider) throws IOException {
+        return open(provider, FabricOptions.defaults());
+    }
+
+    /** This endpoint's fabric address, to hand to the peer (a copy). */
+    public byte[] address() {
+        return address.clone();
+    }
+
+    /** The provider actually opened, e.g. "shm" or "tcp;ofi_rxm". */
+    public String provider() {
+        return provider;
+    }
+
+    /** Messages up to this size are sent with fi_tinject: no completion is awaited. */
+    public int injectSize() {
+        return injectSize;
+    }
+
+    public FabricOptions options() {
+        return options;
+    }
+
+    /** Inserts a peer's address (from its {@link #address()}) and returns the handle to send to it with. */
+    public long insertPeer(byte[] peerAddress) throws IOException {
+        sendLock.lock();
+        try {
+            ensureOpen();
+            return FabricNative.insert(handle, peerAddress);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /** Forgets a peer; messages from it arrive with source -1 afterwards. */
+    public void removePeer(long peer) throws IOException {
+        sendLock.lock();
+        try {
+            ensureOpen();
+            FabricNative.remove(handle, peer);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /**
+     * Sends the remaining bytes of src (position to limit) as one message; src's position is not changed.
+     * Direct buffers go to the provider as they are; heap buffers are copied once into a native staging buffer.
+     */
+    public void send(long peer, ByteBuffer src) throws IOException {
+        int pos = src.position();
+        int len = src.limit() - pos;
+        sendLock.lock();
+        try {
+            ensureOpen();
+            if (src.isDirect()) {
+                FabricNative.send(handle, peer, src, pos, len, options.sendTimeoutNanos());
+            } else if (src.hasArray()) {
+                FabricNative.sendArray(handle, peer, null, 0, 0, src.array(), src.arrayOffset() + pos, len,
+                        options.sendTimeoutNanos());
+            } else {
+                throw new IOException("fi_tsend: read-only heap buffers are not supported: pass a direct buffer");
+            }
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /**
+     * Sends header (position to limit, direct or null) followed by body[offset, offset + length) as one message.
+     * Both are copied into a native staging buffer with one JNI copy each: the array is never pinned, since a send
+     * may wait on the peer and a pinned (critical) array would hold up the garbage collector meanwhile.
+     */
+    public void send(long peer, ByteBuffer header, byte[] body, int offset, int length) throws IOException {
+        if (offset < 0 || length < 0 || offset > body.length - length) {
+            throw new IndexOutOfBoundsException("offset " + offset + ", length " + length + ", array " + body.length);
+        }
+        int hpos = header == null ? 0 : header.position();
+        int hlen = header == null ? 0 : header.limit() - hpos;
+        if (header != null && !header.isDirect()) {
+            throw new IllegalArgumentException("the header must be a direct ByteBuffer");
+        }
+        sendLock.lock();
+        try {
+            ensureOpen();
+            FabricNative.sendArray(handle, peer, header, hpos, hlen, body, offset, length, options.sendTimeoutNanos());
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /**
+     * Waits for the next message, at most timeoutNanos (negative: until a message arrives or the endpoint is
+     * closed). Returns its length, or {@link #TIMEOUT}. The message is then in {@link #received()}, valid until the
+     * next call of receive; {@link #receivedSource()} is its sender.
+     */
+    public int receive(long timeoutNanos) throws IOException {
+        receiveLock.lock();
+        try {
+            ensureOpen();
+            long length = FabricNative.receive(handle, timeoutNanos, result);
+            if (length < 0) {
+                return TIMEOUT;
+            }
+            int slot = (int) result.getLong(16);
+            ByteBuffer view;
+            if (slot == SLOT_LARGE) {
+                long generation = result.getLong(24);
+                if (generation != largeGeneration) {
+                    views[SLOT_LARGE] = FabricNative.buffer(handle, SLOT_LARGE).order(options.receiveOrder());
+                    largeGeneration = generation;
+                }
+                view = views[SLOT_LARGE];
+            } else {
+                view = views[slot];
+            }
+            view.limit((int) length).position(0);
+            current = view;
+            currentSource = result.getLong(8);
+            return (int) length;
+        } finally {
+            receiveLock.unlock();
+        }
+    }
+
+    /**
+     * The last received message, position 0 and limit its length, in {@link FabricOptions#receiveOrder()}. A view
+     * of native memory that the next {@link #receive} reuses: read it (or copy it) before receiving again.
+     */
+    public ByteBuffer received() {
+        return current;
+    }
+
+    /** The peer handle of the last received message's sender, or -1 if that peer was not inserted. */
+    public long receivedSource() {
+        return currentSource;
+    }
+
+    public boolean isOpen() {
+        return !closed.get();
+    }
+
+    /**
+     * Closes the endpoint and frees every native resource. Safe from any thread and idempotent: a blocked
+     * {@link #receive} or {@link #send} is woken and throws {@link java.nio.channels.AsynchronousCloseException}.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        FabricNative.wakeup(handle);
+        sendLock.lock();
+        receiveLock.lock();
+        try {
+            freed = true;
+            current = null;
+            views[0] = views[1] = views[2] = null;
+            FabricNative.close(handle);
+        } finally {
+            receiveLock.unlock();
+            sendLock.unlock();
+        }
+    }
+
+    private void ensureOpen() throws ClosedChannelException {
+        if (closed.get() || freed) {
+            throw new ClosedChannelException();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FabricEndpoint[" + provider + (closed.get() ? ", closed]" : "]");
+    }
+}

@@ -1,0 +1,199 @@
+package dev.remora.fabric.tools;
+
+import dev.remora.fabric.Fabric;
+import dev.remora.fabric.FabricEndpoint;
+import dev.remora.fabric.FabricOptions;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Java counterpart of the C floor {@code bench/src/main/c/remora_fabric_pingpong.c}: a ping-pong over
+ * {@link FabricEndpoint}, same command line, same CSV (impl "java"). This process is the client; it starts the echo
+ * server as a second JVM (pinned with {@code taskset -c SERVER_CPU}, or behind --server-prefix) and swaps addresses
+ * with it over the child's stdin/stdout. Pin the client from outside: {@code taskset -c 1 java ... FabricPingPong}.
+ *
+ * <pre>
+ * java -cp remora-fabric-jni.jar dev.remora.fabric.tools.FabricPingPong [-p PROVIDER] [-s SIZE,...] [-n ITERS]
+ *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-C SERVER_CPU] [-H] [-a] [--server-prefix "CMD ARGS"]
+ * CSV: impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s
+ * </pre>
+ * busy = spin forever without sched_yield; block = the endpoint's spin-then-sleep with SPIN_US (default 50) and
+ * -B BUSY_POLLS pure polls first (default 50).
+ * -a sends from a byte[] (impl "java-array": copied into the native staging buffer) instead of a direct buffer.
+ * Every size is first checked once byte for byte. A zero-length message tells the server to exit.
+ * {@code --serve} runs the server side (used internally and by the tests).
+ */
+public final class FabricPingPong {
+    private FabricPingPong() {}
+
+    public static void main(String[] args) throws Exception {
+        String provider = "shm";
+        String mode = "block";
+        int[] sizes = {64, 100_000};
+        int iters = 20_000;
+        int warmup = 2_000;
+        long spinUs = 50;
+        int serverCpu = -1;
+        boolean header = false;
+        boolean serve = false;
+        boolean array = false;
+        int busyPolls = FabricOptions.defaults().busyPolls();
+        String prefix = null;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "-p": provider = args[++i]; break;
+                case "-s": sizes = Arrays.stream(args[++i].split(",")).mapToInt(Integer::parseInt).toArray(); break;
+                case "-n": iters = Integer.parseInt(args[++i]); break;
+                case "-w": warmup = Integer.parseInt(args[++i]); break;
+                case "-m": mode = args[++i]; break;
+                case "-S": spinUs = Long.parseLong(args[++i]); break;
+                case "-C": serverCpu = Integer.parseInt(args[++i]); break;
+                case "-H": header = true; break;
+                case "--serve": serve = true; break;
+                case "-a": array = true; break;
+                case "-B": busyPolls = Integer.parseInt(args[++i]); break;
+                case "--server-prefix": prefix = args[++i]; break;
+                default:
+                    System.err.println("usage: FabricPingPong [-p provider] [-s size,...] [-n iters] [-w warmup] "
+                            + "[-m busy|block] [-S spin_us] [-C server_cpu] [-H] [--server-prefix cmd] [--serve]");
+                    System.exit(2);
+            }
+        }
+        if (!Fabric.isAvailable()) {
+            System.err.println("FabricPingPong: " + Fabric.unavailabilityCause().getMessage());
+            System.exit(1);
+        }
+        FabricOptions options = "busy".equals(mode)
+                ? FabricOptions.defaults().withYield(false).withSpinNanos(Long.MAX_VALUE / 4)
+                : FabricOptions.defaults().withSpinNanos(spinUs * 1000).withBusyPolls(busyPolls);
+        if (serve) {
+            serve(provider, options);
+        } else {
+            client(provider, mode, options, sizes, iters, warmup, serverCpu, header, prefix, array);
+        }
+    }
+
+    /** Echo server: prints its address, reads the client's, echoes until a zero-length message. */
+    static void serve(String provider, FabricOptions options) throws IOException {
+        PrintStream out = System.out;
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
+        try (FabricEndpoint ep = FabricEndpoint.open(provider, options)) {
+            out.println("ADDR " + HexFormat.of().formatHex(ep.address()) + " CPU " + cpus());
+            out.flush();
+            String line = in.readLine();
+            if (line == null || !line.startsWith("ADDR ")) {
+                throw new IOException("expected the client's ADDR line, got " + line);
+            }
+            ep.insertPeer(HexFormat.of().parseHex(line.substring(5).trim()));
+            for (;;) {
+                int n = ep.receive(-1);
+                if (n == 0) {
+                    break;
+                }
+                ep.send(ep.receivedSource(), ep.received());
+            }
+        }
+    }
+
+    private static void client(String provider, String mode, FabricOptions options, int[] sizes, int iters,
+            int warmup, int serverCpu, boolean header, String prefix, boolean array) throws Exception {
+        List<String> cmd = new ArrayList<>();
+        if (prefix != null) {
+            cmd.addAll(Arrays.asList(prefix.trim().split("\\s+")));
+        } else if (serverCpu >= 0) {
+            cmd.addAll(List.of("taskset", "-c", Integer.toString(serverCpu)));
+        }
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
+                FabricPingPong.class.getName(), "--serve",
+                "-p", provider, "-m", mode, "-S", Long.toString(options.spinNanos() / 1000), "-B",
+                Integer.toString(options.busyPolls())));
+        Process server = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        try (FabricEndpoint ep = FabricEndpoint.open(provider, options)) {
+            BufferedReader sin = new BufferedReader(new InputStreamReader(server.getInputStream(),
+                    StandardCharsets.US_ASCII));
+            String line = sin.readLine();
+            if (line == null || !line.startsWith("ADDR ")) {
+                throw new IOException("server did not start: " + line);
+            }
+            String[] parts = line.split(" ");
+            long peer = ep.insertPeer(HexFormat.of().parseHex(parts[1]));
+            String serverCpus = parts.length > 3 ? parts[3] : "?";
+            PrintStream toServer = new PrintStream(server.getOutputStream(), true, StandardCharsets.US_ASCII);
+            toServer.println("ADDR " + HexFormat.of().formatHex(ep.address()));
+            if (header) {
+                System.out.println("impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s");
+            }
+            long[] rtt = new long[iters];
+            for (int size : sizes) {
+                ByteBuffer msg = ByteBuffer.allocateDirect(size);
+                for (int i = 0; i < size; i++) {
+                    msg.put(i, (byte) (i * 31 + size));
+                }
+                byte[] bytes = new byte[size];
+                msg.get(0, bytes);
+                roundTrip(ep, peer, msg, array ? bytes : null);
+                if (!ep.received().equals(msg.duplicate().clear())) {
+                    throw new IOException("echo of " + size + " bytes differs");
+                }
+                for (int i = 0; i < warmup + iters; i++) {
+                    long t0 = System.nanoTime();
+                    roundTrip(ep, peer, msg, array ? bytes : null);
+                    if (i >= warmup) {
+                        rtt[i - warmup] = System.nanoTime() - t0;
+                    }
+                }
+                Arrays.sort(rtt);
+                double med = rtt[iters / 2] / 1000.0;
+                double p99 = rtt[(int) ((iters - 1) * 0.99)] / 1000.0;
+                System.out.printf("%s,%s,%s,%d,%d,%s,%s,%.3f,%.3f,%.1f%n", array ? "java-array" : "java", provider,
+                        mode, size, iters, cpus(),
+                        serverCpus, med, p99, size / (med / 2.0));
+                System.out.flush();
+            }
+            ep.send(peer, ByteBuffer.allocateDirect(0));
+            if (!server.waitFor(10, TimeUnit.SECONDS)) {
+                throw new IOException("server did not exit");
+            }
+        } finally {
+            server.destroyForcibly();
+        }
+    }
+
+    private static void roundTrip(FabricEndpoint ep, long peer, ByteBuffer msg, byte[] array) throws IOException {
+        if (array != null) {
+            ep.send(peer, null, array, 0, array.length);
+        } else {
+            ep.send(peer, msg);
+        }
+        if (ep.receive(10_000_000_000L) != msg.capacity()) {
+            throw new IOException("no echo of " + msg.capacity() + " bytes within 10 s");
+        }
+    }
+
+    /** The CPUs this process may run on (Cpus_allowed_list), e.g. "0" or "0-1". */
+    static String cpus() {
+        try {
+            for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (l.startsWith("Cpus_allowed_list:")) {
+                    return l.substring(l.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return "?";
+    }
+}
