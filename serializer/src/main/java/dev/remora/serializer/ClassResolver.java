@@ -1,0 +1,69 @@
+package dev.remora.serializer;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Turns a class name read from the peer into a local class. Called once per type descriptor per connection, never
+ * per object. The default follows {@link java.io.ObjectInputStream#resolveClass}: the latest user-defined class loader
+ * on the calling thread's stack, else the platform loader. The RMI shim may pass the exported object's loader or the
+ * context class loader with {@link #of(ClassLoader)}.
+ */
+@FunctionalInterface
+public interface ClassResolver {
+
+    Class<?> resolve(String name) throws ClassNotFoundException;
+
+    /** Resolves through the given loader ({@code null}: the bootstrap loader), never initializing the class. */
+    static ClassResolver of(ClassLoader loader) {
+        return name -> {
+            Class<?> p = primitive(name);
+            return p != null ? p : Class.forName(name, false, loader);
+        };
+    }
+
+    /** The JDK rule: the first class on the stack whose loader is neither bootstrap nor platform supplies the loader. */
+    static ClassResolver latestUserDefinedLoader() {
+        return LatestUserDefinedLoader.INSTANCE;
+    }
+
+    /** {@code int}, {@code void}... or null. */
+    static Class<?> primitive(String name) {
+        return LatestUserDefinedLoader.PRIMITIVES.get(name);
+    }
+
+    /** The default resolver. */
+    final class LatestUserDefinedLoader implements ClassResolver {
+        static final LatestUserDefinedLoader INSTANCE = new LatestUserDefinedLoader();
+        static final Map<String, Class<?>> PRIMITIVES = Map.of("boolean", boolean.class, "byte", byte.class,
+                "char", char.class, "short", short.class, "int", int.class, "long", long.class,
+                "float", float.class, "double", double.class, "void", void.class);
+        private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+        private static final String OURS = ClassResolver.class.getPackageName() + ".";
+        private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
+
+        private LatestUserDefinedLoader() {
+        }
+
+        @Override
+        public Class<?> resolve(String name) throws ClassNotFoundException {
+            Class<?> p = PRIMITIVES.get(name);
+            if (p != null) {
+                return p;
+            }
+            Optional<ClassLoader> loader = WALKER.walk(s -> s.map(StackWalker.StackFrame::getDeclaringClass)
+                    .filter(c -> !c.getName().startsWith(OURS)).map(Class::getClassLoader)
+                    .filter(l -> l != null && l != PLATFORM).findFirst());
+            ClassLoader l = loader.orElse(null);
+            if (l == null) {
+                // Our own classes' loader: an agent jar on the system class path sees what the application sees.
+                l = LatestUserDefinedLoader.class.getClassLoader();
+                if (l == null) {
+                    l = ClassLoader.getSystemClassLoader();
+                }
+            }
+            return Class.forName(name, false, l);
+        }
+
+    }
+}

@@ -1,0 +1,1635 @@
+package dev.remora.serializer;
+
+import java.io.EOFException;
+import java.io.Externalizable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InvalidClassException;
+import java.io.InvalidObjectException;
+import java.io.NotActiveException;
+import java.io.ObjectInputFilter;
+import java.io.ObjectInputStream;
+import java.io.ObjectInputValidation;
+import java.io.ObjectStreamClass;
+import java.io.StreamCorruptedException;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.SerializedLambda;
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Remora's deserializing stream: an {@link ObjectInputStream} in subclass mode (a class's own
+ * {@code readObject(ObjectInputStream)} receives it; {@code defaultReadObject}, {@code readFields},
+ * {@code registerValidation}, {@code readFully}... behave as in the JDK) reading Remora's format from a byte array.
+ *
+ * <p>Per connection: one instance, reused for every call.
+ * <pre>
+ *   in.beginCall(bytes, off, len);    // or beginCall(ByteBuffer); reads the message's new type descriptors
+ *   Object a = in.readObject(); ...   // as many as were written
+ *   in.endCall();                     // drops references to the call's objects and to the caller's array
+ * </pre>
+ *
+ * <p>Security: the stream's effective {@link ObjectInputFilter} ({@code jdk.serialFilter}, the filter factory,
+ * {@link #setObjectInputFilter}) is consulted for every new object's class before it is created (a cached type id
+ * does not skip the check), for array lengths before allocation, for back references, with depth, reference count
+ * and bytes consumed; only Serializable classes are instantiated (through their serialization constructor);
+ * descriptors and lengths from the peer are checked against the bytes present and the options' limits. Malformed
+ * input ends in an IOException subclass saying what was wrong.
+ */
+public class RemoraObjectInput extends ObjectInputStream {
+    private static final Object UNSHARED = new Object();
+    private static final Object SKIPPED = new Object();
+    private static final InvocationHandler DUMMY = (p, m, a) -> null;
+
+    /** Accessed by generated codecs. */
+    byte[] buf;
+    int pos;
+    /** End of what may be read now: the message end, a section end, or pos while a readObject has no data. */
+    int limit;
+    private int end;
+
+    private final ReadTypeTable types;
+    private final SerializerOptions options;
+    private boolean swap;
+    private ByteOrder senderOrder = Bytes.NATIVE;
+    private Charset utf16 = Bytes.NATIVE == ByteOrder.LITTLE_ENDIAN ? StandardCharsets.UTF_16LE
+            : StandardCharsets.UTF_16BE;
+    private Object[] handles = new Object[64];
+    private int nHandles;
+    private int depth;
+    /** Sections being read: reading past one is an OptionalDataException, as past JDK block data. */
+    private int bounded;
+    private long totalRefs;
+    private int callStart;
+    private long bytesBase;
+    private boolean resolveEnabled;
+    private List<Object[]> validations;
+
+    // the class whose readObject is running
+    private Object curObj;
+    private Slot curLocal;
+    private RemoteType.Plan curPlan;
+    private boolean curNoSection;
+    private int curOuterLimit;
+    private boolean curDefaultDone;
+
+    /** Stream mode (remora.oos=fast). */
+    private final InputStream source;
+    private final Guard guard;
+    private byte[] own;
+
+    /** A stream for one connection's calls; the type table belongs to the connection. */
+    public RemoraObjectInput(ReadTypeTable types, SerializerOptions options) throws IOException {
+        this(types, options, null);
+    }
+
+    RemoraObjectInput(ReadTypeTable types, SerializerOptions options, InputStream source) throws IOException {
+        super();
+        this.types = types;
+        this.options = options;
+        this.source = source;
+        if (options.boundArraysByMessage()) {
+            guard = new Guard(getObjectInputFilter());
+            setObjectInputFilter(guard);
+        } else {
+            guard = null;
+        }
+        if (source != null) {
+            own = new byte[options.initialBufferSize()];
+            buf = own;
+            pos = limit = end = 0;
+        }
+    }
+
+    public ReadTypeTable typeTable() {
+        return types;
+    }
+
+    /** Starts reading one message: b[off, off+len) must stay unchanged until {@link #endCall()}. */
+    public void beginCall(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        clearHandles();
+        buf = b;
+        pos = off;
+        limit = end = off + len;
+        callStart = off;
+        bytesBase = 0;
+        depth = 0;
+        bounded = 0;
+        totalRefs = 0;
+        curObj = null;
+        curLocal = null;
+        curPlan = null;
+        curNoSection = false;
+        validations = null;
+        readMessageHeader();
+    }
+
+    /** Starts reading one message: the buffer's remaining bytes (its position moves to its limit). */
+    public void beginCall(ByteBuffer bb) throws IOException {
+        int n = bb.remaining();
+        if (bb.hasArray()) {
+            beginCall(bb.array(), bb.arrayOffset() + bb.position(), n);
+        } else {
+            if (own == null || own.length < n) {
+                own = new byte[Math.max(n, options.initialBufferSize())];
+            }
+            bb.duplicate().get(own, 0, n);
+            beginCall(own, 0, n);
+        }
+        bb.position(bb.limit());
+    }
+
+    /** Ends the call: forgets its objects and the caller's array. */
+    public void endCall() {
+        clearHandles();
+        buf = own;
+        pos = limit = end = 0;
+        curObj = null;
+        validations = null;
+    }
+
+    /** Bytes of the current message not read yet. */
+    public int remaining() {
+        return end - pos;
+    }
+
+    private void clearHandles() {
+        if (nHandles > 0) {
+            Arrays.fill(handles, 0, nHandles, null);
+            nHandles = 0;
+        }
+    }
+
+    private void readMessageHeader() throws IOException {
+        int flags = u8();
+        if ((flags & ~Wire.F_KNOWN) != 0) {
+            throw new StreamCorruptedException(String.format("invalid Remora message flags: %02X", flags));
+        }
+        boolean le = (flags & Wire.F_LITTLE_ENDIAN) != 0;
+        senderOrder = le ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+        swap = senderOrder != Bytes.NATIVE;
+        utf16 = le ? StandardCharsets.UTF_16LE : StandardCharsets.UTF_16BE;
+        if ((flags & Wire.F_TYPES_RESET) != 0) {
+            types.clear();
+        }
+        if ((flags & Wire.F_HANDLES_RESET) != 0) {
+            clearHandles();
+        }
+        int n = readVarint();
+        if (n > end - pos) {
+            throw new StreamCorruptedException("message claims " + n + " type descriptors in " + (end - pos)
+                    + " bytes");
+        }
+        for (int i = 0; i < n; i++) {
+            int dlen = readVarint();
+            if (dlen > options.maxDescriptorBytes() || dlen > end - pos || dlen == 0) {
+                throw new StreamCorruptedException("type descriptor of " + dlen + " bytes (limit "
+                        + options.maxDescriptorBytes() + ", " + (end - pos) + " left): "
+                        + "the connection must be reset");
+            }
+            types.add(RemoteType.parse(buf, pos, dlen, options), options.maxTypes());
+            pos += dlen;
+        }
+    }
+
+    // ---------------------------------------------------------------- objects
+
+    @Override
+    protected final Object readObjectOverride() throws IOException, ClassNotFoundException {
+        return readTop(false);
+    }
+
+    @Override
+    public Object readUnshared() throws IOException, ClassNotFoundException {
+        return readTop(true);
+    }
+
+    private Object readTop(boolean unshared) throws IOException, ClassNotFoundException {
+        if (buf == null) {
+            throw new IOException("no call in progress: call beginCall(...) before reading");
+        }
+        boolean top = depth == 0;
+        if (top && source != null && pos >= limit) {
+            pullFrame();
+        }
+        try {
+            Object o = readObject0(unshared);
+            if (top && validations != null) {
+                runValidations();
+            }
+            return o;
+        } catch (StackOverflowError e) {
+            if (!top) {
+                throw e;
+            }
+            throw new InvalidObjectException("object graph too deep for this thread's stack (depth limit "
+                    + options.maxDepth() + " in SerializerOptions.maxDepth)");
+        } finally {
+            if (top) {
+                validations = null;
+                depth = 0;
+            }
+        }
+    }
+
+    /** Reference field of a generated codec. */
+    final Object readFieldObject() throws IOException, ClassNotFoundException {
+        return readObject0(false);
+    }
+
+    final Object readObject0(boolean unshared) throws IOException, ClassNotFoundException {
+        if (pos >= limit) {
+            if (limit < end || bounded > 0 || curObj != null) {
+                throw JdkSupport.optionalDataEof();
+            }
+            throw new EOFException("end of message: no more objects to read");
+        }
+        if (depth >= options.maxDepth()) {
+            throw new InvalidObjectException("object graph deeper than " + options.maxDepth()
+                    + " (SerializerOptions.maxDepth)");
+        }
+        depth++;
+        totalRefs++;
+        try {
+            byte tag = buf[pos++];
+            switch (tag) {
+                case Wire.T_NULL:
+                    return null;
+                case Wire.T_REF:
+                    return readRef(unshared);
+                case Wire.T_STRING_L1:
+                case Wire.T_STRING_U16: {
+                    String s = readStringBody(tag);
+                    int h = reserve(unshared);
+                    set(h, s, unshared);
+                    return checkResolve(s, h, unshared);
+                }
+                case Wire.T_CLASS: {
+                    RemoteType t = readType();
+                    resolve(t);
+                    filterCheck(t.cl, -1);
+                    int h = reserve(unshared);
+                    set(h, t.cl, unshared);
+                    return checkResolve(t.cl, h, unshared);
+                }
+                case Wire.T_ENUM:
+                    return readEnum(unshared);
+                case Wire.T_ARRAY:
+                    return readArray(unshared);
+                case Wire.T_OBJECT:
+                    return readOrdinary(unshared);
+                default:
+                    throw new StreamCorruptedException(String.format("invalid type code: %02X", tag));
+            }
+        } finally {
+            depth--;
+        }
+    }
+
+    private Object readRef(boolean unshared) throws IOException {
+        int h = readVarint();
+        if (h >= nHandles) {
+            throw new StreamCorruptedException("invalid handle value: " + h + " (" + nHandles + " objects read)");
+        }
+        Object o = handles[h];
+        if (o == UNSHARED) {
+            throw new InvalidObjectException("cannot read back reference to unshared object");
+        }
+        if (o == SKIPPED) {
+            throw new InvalidObjectException("back reference to an object that its class's readObject skipped");
+        }
+        if (unshared) {
+            throw new InvalidObjectException("cannot read back reference as unshared");
+        }
+        filterCheck(null, -1);
+        return o;
+    }
+
+    private Object readEnum(boolean unshared) throws IOException, ClassNotFoundException {
+        RemoteType t = readType();
+        resolve(t);
+        if (t.kind != ClassInfo.ENUM) {
+            throw new InvalidClassException(t.name, "non-enum class in an enum constant");
+        }
+        filterCheck(t.cl, -1);
+        int h = reserve(unshared);
+        byte tag = (byte) u8();
+        String name = readStringBody(tag);
+        Object c = null;
+        for (Object e : t.local.enumConstants) {
+            if (((Enum<?>) e).name().equals(name)) {
+                c = e;
+                break;
+            }
+        }
+        if (c == null) {
+            throw new InvalidObjectException("enum constant " + name + " does not exist in " + t.cl);
+        }
+        set(h, c, unshared);
+        return checkResolve(c, h, unshared);
+    }
+
+    private Object readArray(boolean unshared) throws IOException, ClassNotFoundException {
+        RemoteType t = readType();
+        resolve(t);
+        if (t.kind != ClassInfo.ARRAY) {
+            throw new StreamCorruptedException("array of non-array type " + t.name);
+        }
+        int len = readVarint();
+        filterCheck(t.cl, len);
+        char cc = t.local.componentCode;
+        int size = Bytes.size(cc) == 0 ? 1 : Bytes.size(cc);
+        if ((long) len * size > limit - pos) {
+            throw new StreamCorruptedException("array of " + len + " elements of " + t.name + " needs at least "
+                    + (long) len * size + " bytes, the message has " + (limit - pos) + " left");
+        }
+        int h = reserve(unshared);
+        Object a;
+        int n = len * size;
+        switch (cc) {
+            case 'B': {
+                byte[] r = new byte[len];
+                System.arraycopy(buf, pos, r, 0, len);
+                a = r;
+                break;
+            }
+            case 'Z': {
+                boolean[] r = new boolean[len];
+                for (int i = 0; i < len; i++) {
+                    r[i] = buf[pos + i] != 0;
+                }
+                a = r;
+                break;
+            }
+            case 'C': {
+                char[] r = new char[len];
+                ByteBuffer.wrap(buf, pos, n).order(senderOrder).asCharBuffer().get(r);
+                a = r;
+                break;
+            }
+            case 'S': {
+                short[] r = new short[len];
+                ByteBuffer.wrap(buf, pos, n).order(senderOrder).asShortBuffer().get(r);
+                a = r;
+                break;
+            }
+            case 'I': {
+                int[] r = new int[len];
+                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    if (swap) {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (int) Bytes.SI.get(b, p + 4 * i);
+                        }
+                    } else {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (int) Bytes.NI.get(b, p + 4 * i);
+                        }
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, n).order(senderOrder).asIntBuffer().get(r);
+                }
+                a = r;
+                break;
+            }
+            case 'F': {
+                float[] r = new float[len];
+                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    if (swap) {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (float) Bytes.SF.get(b, p + 4 * i);
+                        }
+                    } else {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (float) Bytes.NF.get(b, p + 4 * i);
+                        }
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, n).order(senderOrder).asFloatBuffer().get(r);
+                }
+                a = r;
+                break;
+            }
+            case 'J': {
+                long[] r = new long[len];
+                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    if (swap) {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (long) Bytes.SJ.get(b, p + 8 * i);
+                        }
+                    } else {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (long) Bytes.NJ.get(b, p + 8 * i);
+                        }
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, n).order(senderOrder).asLongBuffer().get(r);
+                }
+                a = r;
+                break;
+            }
+            case 'D': {
+                double[] r = new double[len];
+                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    if (swap) {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (double) Bytes.SD.get(b, p + 8 * i);
+                        }
+                    } else {
+                        for (int i = 0; i < len; i++) {
+                            r[i] = (double) Bytes.ND.get(b, p + 8 * i);
+                        }
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, n).order(senderOrder).asDoubleBuffer().get(r);
+                }
+                a = r;
+                break;
+            }
+            default: {
+                Object[] r = (Object[]) Array.newInstance(t.cl.getComponentType(), len);
+                set(h, r, unshared);
+                for (int i = 0; i < len; i++) {
+                    r[i] = readObject0(false);
+                }
+                return checkResolve(r, h, unshared);
+            }
+        }
+        pos += n;
+        set(h, a, unshared);
+        return checkResolve(a, h, unshared);
+    }
+
+    private Object readOrdinary(boolean unshared) throws IOException, ClassNotFoundException {
+        RemoteType t = readType();
+        resolve(t);
+        filterCheck(t.cl, -1);
+        ClassInfo li = t.local;
+        int h = reserve(unshared);
+        Object o;
+        switch (t.kind) {
+            case ClassInfo.PLAIN:
+                o = readPlain(t, li, h, unshared);
+                break;
+            case ClassInfo.SPECIAL:
+                if (li.special == ClassInfo.SP_ARRAYLIST) {
+                    o = readArrayList(h, unshared);
+                    break;
+                }
+                o = readSpecial(li);
+                set(h, o, unshared);
+                break;
+            case ClassInfo.RECORD:
+                o = readRecord(t, li);
+                set(h, o, unshared);
+                break;
+            case ClassInfo.EXTERNALIZABLE: {
+                Constructor<?> c = li.ctor;
+                if (c == null) {
+                    throw new InvalidClassException(li.name, "no valid constructor");
+                }
+                o = newInstance(c, li);
+                set(h, o, unshared);
+                int saved = limit;
+                int[] sec = openSection();
+                Object so = curObj;
+                curObj = null;
+                try {
+                    ((Externalizable) o).readExternal(this);
+                } finally {
+                    curObj = so;
+                }
+                closeSection(sec);
+                limit = saved;
+                break;
+            }
+            case ClassInfo.PROXY: {
+                Object ih = readObject0(false);
+                if (!(ih instanceof InvocationHandler)) {
+                    throw new InvalidObjectException("proxy handler is not an InvocationHandler: "
+                            + (ih == null ? "null" : ih.getClass().getName()));
+                }
+                o = Proxy.newProxyInstance(t.proxyLoader, t.proxyInterfaces, (InvocationHandler) ih);
+                set(h, o, unshared);
+                break;
+            }
+            default:
+                throw new StreamCorruptedException("type " + t.name + " cannot be read as an object (kind " + t.kind
+                        + ")");
+        }
+        if (li.readResolve != null) {
+            Object rep;
+            try {
+                rep = li.readResolve.invokeExact(o);
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new IOException(e);
+            }
+            if (unshared && rep != null && rep.getClass().isArray()) {
+                rep = cloneArray(rep);
+            }
+            if (rep != o) {
+                if (rep != null) {
+                    filterCheck(rep.getClass(), rep.getClass().isArray() ? Array.getLength(rep) : -1);
+                }
+                set(h, rep, unshared);
+                o = rep;
+            }
+        }
+        return checkResolve(o, h, unshared);
+    }
+
+    private static Object cloneArray(Object a) {
+        int n = Array.getLength(a);
+        Object c = Array.newInstance(a.getClass().getComponentType(), n);
+        System.arraycopy(a, 0, c, 0, n);
+        return c;
+    }
+
+    private Object newInstance(Constructor<?> c, ClassInfo li) throws IOException {
+        try {
+            return c.newInstance();
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw (IOException) new InvalidClassException(li.name, "unable to create instance").initCause(cause);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            throw (IOException) new InvalidClassException(li.name, "unable to create instance").initCause(e);
+        }
+    }
+
+    private Object readPlain(RemoteType t, ClassInfo li, int h, boolean unshared)
+            throws IOException, ClassNotFoundException {
+        Object o;
+        if (li.allocate) {
+            try {
+                o = JdkSupport.ALLOC.allocateInstance(li.cl);
+            } catch (InstantiationException e) {
+                throw (IOException) new InvalidClassException(li.name, "unable to create instance").initCause(e);
+            }
+        } else {
+            Constructor<?> c = li.ctor;
+            if (c == null) {
+                throw new InvalidClassException(li.name, "no valid constructor");
+            }
+            o = newInstance(c, li);
+        }
+        set(h, o, unshared);
+        if (t.fastPlan) {
+            Slot[] s = li.slots;
+            if (swap) {
+                for (int i = 0; i < s.length; i++) {
+                    FieldCodec f = s[i].codec;
+                    if (f != null) {
+                        f.readSwapped(o, this);
+                    }
+                }
+            } else {
+                for (int i = 0; i < s.length; i++) {
+                    FieldCodec f = s[i].codec;
+                    if (f != null) {
+                        f.read(o, this);
+                    }
+                }
+            }
+        } else {
+            RemoteType.Plan[] plan = t.plan;
+            for (int i = 0; i < plan.length; i++) {
+                readSlot(o, plan[i]);
+            }
+        }
+        return o;
+    }
+
+    private void readSlot(Object o, RemoteType.Plan e) throws IOException, ClassNotFoundException {
+        RemoteType.RemoteSlot r = e.remote;
+        Slot l = e.local;
+        if (r == null) {
+            if (l.readObjectNoData != null) {
+                try {
+                    l.readObjectNoData.invokeExact(o);
+                } catch (IOException | RuntimeException | Error x) {
+                    throw x;
+                } catch (Throwable x) {
+                    throw new IOException(x);
+                }
+            }
+            return;
+        }
+        if (l == null) {
+            skipSlot(r);
+            return;
+        }
+        int saved = limit;
+        int[] sec = r.hasWriteObject ? openSection() : null;
+        if (l.readObject != null) {
+            Object so = curObj;
+            Slot sl = curLocal;
+            RemoteType.Plan sp = curPlan;
+            boolean sn = curNoSection;
+            int sOuter = curOuterLimit;
+            boolean sd = curDefaultDone;
+            curObj = o;
+            curLocal = l;
+            curPlan = e;
+            curNoSection = sec == null;
+            curOuterLimit = limit;
+            curDefaultDone = false;
+            if (curNoSection) {
+                limit = pos; // the writer had no writeObject: only default fields, which defaultReadObject lifts
+            }
+            boolean done;
+            try {
+                l.readObject.invokeExact(o, (ObjectInputStream) this);
+            } catch (IOException | ClassNotFoundException | RuntimeException | Error x) {
+                throw x;
+            } catch (Throwable x) {
+                throw new IOException(x);
+            } finally {
+                done = curDefaultDone;
+                curObj = so;
+                curLocal = sl;
+                curPlan = sp;
+                curNoSection = sn;
+                curOuterLimit = sOuter;
+                curDefaultDone = sd;
+            }
+            if (sec == null) {
+                limit = saved;
+                if (!done) {
+                    skipFields(r);
+                }
+            }
+        } else {
+            readDefaultFields(o, l, e);
+        }
+        if (sec != null) {
+            closeSection(sec);
+        }
+        limit = saved;
+    }
+
+    private void readDefaultFields(Object o, Slot l, RemoteType.Plan e) throws IOException, ClassNotFoundException {
+        RemoteType.RemoteSlot r = e.remote;
+        if (e.sameLayout && l.codec != null) {
+            if (swap) {
+                l.codec.readSwapped(o, this);
+            } else {
+                l.codec.read(o, this);
+            }
+        } else if (l.set != null) {
+            int[] map = e.map;
+            for (int i = 0; i < r.codes.length; i++) {
+                if (Bytes.size(r.codes[i]) != 0) {
+                    Object v = readPrimitive(r.codes[i]);
+                    if (map[i] >= 0) {
+                        setField(l.set[map[i]], o, v);
+                    }
+                }
+            }
+            for (int i = 0; i < r.codes.length; i++) {
+                if (Bytes.size(r.codes[i]) == 0) {
+                    Object v = readObject0(false);
+                    if (map[i] >= 0) {
+                        setField(l.set[map[i]], o, v);
+                    }
+                }
+            }
+        } else if (l.jdkDefaultRead != null) {
+            Object so = curObj;
+            Slot sl = curLocal;
+            RemoteType.Plan sp = curPlan;
+            boolean sn = curNoSection;
+            curObj = o;
+            curLocal = l;
+            curPlan = e;
+            curNoSection = false;
+            try {
+                l.jdkDefaultRead.invokeExact(o, (ObjectInputStream) this);
+            } catch (IOException | ClassNotFoundException | RuntimeException | Error x) {
+                throw x;
+            } catch (Throwable x) {
+                throw new IOException(x);
+            } finally {
+                curObj = so;
+                curLocal = sl;
+                curPlan = sp;
+                curNoSection = sn;
+            }
+        } else if (r.codes.length > 0) {
+            throw new InvalidClassException(l.cl.getName(), "cannot reach its fields (" + l.accessProblem
+                    + "): open its package to Remora's module, or use remora.serializer=jdk");
+        }
+    }
+
+    private static void setField(MethodHandle setter, Object o, Object v) throws IOException {
+        try {
+            setter.invokeExact(o, v);
+        } catch (ClassCastException x) {
+            throw x;
+        } catch (NullPointerException x) {
+            throw new InvalidObjectException("null for a primitive field");
+        } catch (IOException | RuntimeException | Error x) {
+            throw x;
+        } catch (Throwable x) {
+            throw new IOException(x);
+        }
+    }
+
+    /** Reads and drops a slot's default fields (objects are read: they take handles). */
+    private void skipFields(RemoteType.RemoteSlot r) throws IOException, ClassNotFoundException {
+        take(r.primBytes);
+        for (int i = 0; i < r.codes.length; i++) {
+            if (Bytes.size(r.codes[i]) == 0) {
+                readObject0(false);
+            }
+        }
+    }
+
+    private void skipSlot(RemoteType.RemoteSlot r) throws IOException, ClassNotFoundException {
+        if (r.hasWriteObject) {
+            int saved = limit;
+            int[] sec = openSection();
+            closeSection(sec);
+            limit = saved;
+        } else {
+            skipFields(r);
+        }
+    }
+
+    /** Reads a section header, bounds reading to the section; returns {end, handle count when done}. */
+    private int[] openSection() throws IOException {
+        int p = take(Wire.SECTION_HEADER);
+        int len = (int) Bytes.BE_I.get(buf, p);
+        int count = (int) Bytes.BE_I.get(buf, p + 4);
+        if (len < 0 || len > limit - pos || count < 0 || count > len) {
+            throw new StreamCorruptedException("bad custom data section: " + len + " bytes, " + count
+                    + " objects, " + (limit - pos) + " bytes left");
+        }
+        int[] sec = {pos + len, nHandles + count};
+        limit = pos + len;
+        bounded++;
+        return sec;
+    }
+
+    /** Skips what the class did not read and keeps handle numbering in step with the writer. */
+    private void closeSection(int[] sec) throws IOException {
+        bounded--;
+        pos = sec[0];
+        if (nHandles > sec[1]) {
+            throw new StreamCorruptedException("custom data section holds more objects than its header says");
+        }
+        while (nHandles < sec[1]) {
+            int h = reserve(false);
+            handles[h] = SKIPPED;
+        }
+    }
+
+    private Object readRecord(RemoteType t, ClassInfo li) throws IOException, ClassNotFoundException {
+        RemoteType.RemoteSlot r = t.record;
+        int n = li.recNames.length;
+        Object[] args = new Object[n];
+        for (int i = 0; i < n; i++) {
+            args[i] = RemoraObjectOutput.zero(li.recCodes[i]);
+        }
+        int[] map = t.recordMap;
+        for (int i = 0; i < r.codes.length; i++) {
+            if (Bytes.size(r.codes[i]) != 0) {
+                Object v = readPrimitive(r.codes[i]);
+                if (map[i] >= 0) {
+                    args[map[i]] = v;
+                }
+            }
+        }
+        for (int i = 0; i < r.codes.length; i++) {
+            if (Bytes.size(r.codes[i]) == 0) {
+                Object v = readObject0(false);
+                if (map[i] >= 0) {
+                    args[map[i]] = v;
+                }
+            }
+        }
+        try {
+            return li.recCtor.invokeExact(args);
+        } catch (ClassCastException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw (IOException) new InvalidObjectException(String.valueOf(e.getMessage())).initCause(e);
+        }
+    }
+
+    /** The list exists (and has its handle) before its elements are read, so elements may refer back to it. */
+    private Object readArrayList(int h, boolean unshared) throws IOException, ClassNotFoundException {
+        int n = readVarint();
+        filterCheck(Object[].class, n); // ArrayList.readObject's checkArray
+        if (n > limit - pos) {
+            throw new StreamCorruptedException("ArrayList of " + n + " elements in " + (limit - pos) + " bytes");
+        }
+        ArrayList<Object> l = new ArrayList<>(n);
+        set(h, l, unshared);
+        for (int i = 0; i < n; i++) {
+            l.add(readObject0(false));
+        }
+        return l;
+    }
+
+    private Object readSpecial(ClassInfo li) throws IOException, ClassNotFoundException {
+        switch (li.special) {
+            case ClassInfo.SP_INT: return readInt();
+            case ClassInfo.SP_LONG: return readLong();
+            case ClassInfo.SP_BOOLEAN: return readBoolean();
+            case ClassInfo.SP_DOUBLE: return readDouble();
+            case ClassInfo.SP_FLOAT: return readFloat();
+            case ClassInfo.SP_SHORT: return readShort();
+            case ClassInfo.SP_BYTE: return readByte();
+            case ClassInfo.SP_CHAR: return readChar();
+            default: {
+                String capturing = readUTF();
+                String fic = readUTF();
+                String fim = readUTF();
+                String fis = readUTF();
+                int kind = readInt();
+                String ic = readUTF();
+                String im = readUTF();
+                String is = readUTF();
+                String imt = readUTF();
+                Object args = readObject0(false);
+                if (!(args instanceof Object[])) {
+                    throw new InvalidObjectException("lambda captured arguments are not an Object[]");
+                }
+                Class<?> cc = resolveClassName(capturing);
+                return new SerializedLambda(cc, fic, fim, fis, kind, ic, im, is, imt, (Object[]) args);
+            }
+        }
+    }
+
+    private Object checkResolve(Object o, int h, boolean unshared) throws IOException {
+        if (!resolveEnabled) {
+            return o;
+        }
+        Object rep = resolveObject(o);
+        if (rep != o) {
+            if (rep != null) {
+                filterCheck(rep.getClass(), rep.getClass().isArray() ? Array.getLength(rep) : -1);
+            }
+            set(h, rep, unshared);
+        }
+        return rep;
+    }
+
+    private int reserve(boolean unshared) {
+        if (nHandles == handles.length) {
+            handles = Arrays.copyOf(handles, handles.length * 2);
+        }
+        int h = nHandles++;
+        handles[h] = unshared ? UNSHARED : null;
+        return h;
+    }
+
+    private void set(int h, Object o, boolean unshared) {
+        if (!unshared) {
+            handles[h] = o;
+        }
+    }
+
+    private RemoteType readType() throws IOException {
+        return types.get(readVarint());
+    }
+
+    // ---------------------------------------------------------------- resolution
+
+    /**
+     * Local class for a name from the peer; the default uses the options' {@link ClassResolver}. The RMI shim may
+     * override this (it sees no ObjectStreamClass: Remora's descriptors are not the JDK's).
+     */
+    protected Class<?> resolveClassName(String name) throws IOException, ClassNotFoundException {
+        return options.resolver().resolve(name);
+    }
+
+    private void resolve(RemoteType t) throws IOException, ClassNotFoundException {
+        if (t.local != null) {
+            return;
+        }
+        Class<?> cl;
+        if (t.kind == ClassInfo.PROXY) {
+            resolveProxy(t);
+            cl = t.cl;
+        } else {
+            cl = resolveClassName(t.name);
+        }
+        ClassInfo li = ClassInfo.of(cl);
+        switch (t.kind) {
+            case ClassInfo.PLAIN:
+                planPlain(t, cl, li);
+                break;
+            case ClassInfo.RECORD:
+                if (li.kind != ClassInfo.RECORD) {
+                    throw new InvalidClassException(t.name, "cannot bind record descriptor to a non-record class");
+                }
+                if (li.problem != null) {
+                    throw new InvalidClassException(t.name, li.problem);
+                }
+                t.recordMap = mapFields(t.record.codes, t.record.names, li.recCodes, li.recNames, t.name);
+                break;
+            case ClassInfo.EXTERNALIZABLE: {
+                if (li.kind != ClassInfo.EXTERNALIZABLE) {
+                    throw new InvalidClassException(t.name, "Serializable incompatible with Externalizable");
+                }
+                long local = ObjectStreamClass.lookup(cl).getSerialVersionUID();
+                if (local != t.svuid) {
+                    throw svuidMismatch(cl.getName(), t.svuid, local);
+                }
+                break;
+            }
+            case ClassInfo.ENUM:
+                if (!cl.isEnum()) {
+                    throw new InvalidClassException(t.name, "cannot bind enum descriptor to a non-enum class");
+                }
+                break;
+            case ClassInfo.ARRAY:
+                if (!cl.isArray()) {
+                    throw new InvalidClassException(t.name, "array descriptor for a non-array class");
+                }
+                break;
+            case ClassInfo.SPECIAL:
+                if (li.special != ClassInfo.specialOf(t.name)) {
+                    throw new InvalidClassException(t.name, "resolved to an unexpected class " + cl.getName());
+                }
+                break;
+            default:
+                break;
+        }
+        t.cl = cl;
+        t.local = li;
+    }
+
+    private void resolveProxy(RemoteType t) throws IOException, ClassNotFoundException {
+        Class<?>[] ifs = new Class<?>[t.interfaces.length];
+        ClassLoader loader = null;
+        boolean nonPublic = false;
+        for (int i = 0; i < ifs.length; i++) {
+            ifs[i] = resolveClassName(t.interfaces[i]);
+            if (!ifs[i].isInterface()) {
+                throw new InvalidClassException(t.interfaces[i], "proxy descriptor names a non-interface");
+            }
+            filterCheck(ifs[i], -1);
+            if (!Modifier.isPublic(ifs[i].getModifiers())) {
+                ClassLoader l = ifs[i].getClassLoader();
+                if (nonPublic && l != loader) {
+                    throw new IllegalAccessError("conflicting non-public interface class loaders");
+                }
+                loader = l;
+                nonPublic = true;
+            }
+        }
+        if (!nonPublic) {
+            loader = ifs.length > 0 && ifs[ifs.length - 1].getClassLoader() != null
+                    ? ifs[ifs.length - 1].getClassLoader() : ClassLoader.getSystemClassLoader();
+        }
+        try {
+            t.cl = Proxy.newProxyInstance(loader, ifs, DUMMY).getClass();
+        } catch (IllegalArgumentException e) {
+            throw new ClassNotFoundException(null, e);
+        }
+        t.proxyInterfaces = ifs;
+        t.proxyLoader = loader;
+    }
+
+    private void planPlain(RemoteType t, Class<?> cl, ClassInfo li) throws IOException, ClassNotFoundException {
+        if (li.kind == ClassInfo.EXTERNALIZABLE) {
+            throw new InvalidClassException(t.name, "Serializable incompatible with Externalizable");
+        }
+        if (li.kind != ClassInfo.PLAIN) {
+            throw new InvalidClassException(t.name, li.serializable ? "incompatible kind of class"
+                    : "class invalid for deserialization");
+        }
+        if (li.problem != null) {
+            throw new InvalidClassException(t.name, li.problem);
+        }
+        Slot[] locals = li.slots;
+        RemoteType.RemoteSlot[] remotes = t.slots;
+        List<RemoteType.Plan> plan = new ArrayList<>();
+        int next = 0;
+        boolean fast = li.ctor != null && remotes.length == locals.length;
+        for (int i = 0; i < remotes.length; i++) {
+            RemoteType.RemoteSlot r = remotes[i];
+            Class<?> rc;
+            if (i == remotes.length - 1) {
+                rc = cl;
+            } else {
+                try {
+                    rc = resolveClassName(r.name);
+                } catch (ClassNotFoundException e) {
+                    rc = null;
+                }
+            }
+            int j = -1;
+            for (int k = next; k < locals.length && rc != null; k++) {
+                if (locals[k].cl == rc) {
+                    j = k;
+                    break;
+                }
+            }
+            if (j < 0) {
+                plan.add(new RemoteType.Plan(null, r, false, null));
+                fast = false;
+                continue;
+            }
+            if (rc != cl) {
+                filterCheck(rc, -1);
+            }
+            for (int k = next; k < j; k++) {
+                plan.add(new RemoteType.Plan(locals[k], null, false, null));
+                fast = false;
+            }
+            Slot l = locals[j];
+            if (l.svuid != r.svuid) {
+                throw svuidMismatch(l.cl.getName(), r.svuid, l.svuid);
+            }
+            int[] map = mapFields(r.codes, r.names, l.codes, l.names, l.cl.getName());
+            boolean same = Arrays.equals(r.codes, l.codes) && Arrays.equals(r.names, l.names);
+            plan.add(new RemoteType.Plan(l, r, same, map));
+            if (!same || r.hasWriteObject || l.readObject != null || (l.codec == null && l.hasFields())
+                    || j != i) {
+                fast = false;
+            }
+            next = j + 1;
+        }
+        for (int k = next; k < locals.length; k++) {
+            plan.add(new RemoteType.Plan(locals[k], null, false, null));
+            fast = false;
+        }
+        t.plan = plan.toArray(new RemoteType.Plan[0]);
+        t.fastPlan = fast;
+    }
+
+    private static InvalidClassException svuidMismatch(String name, long stream, long local) {
+        return new InvalidClassException(name, "local class incompatible: stream classdesc serialVersionUID = "
+                + stream + ", local class serialVersionUID = " + local);
+    }
+
+    /** Local index per remote field (by name), -1 when absent; a primitive type change is an error. */
+    private static int[] mapFields(char[] rc, String[] rn, char[] lc, String[] ln, String cname)
+            throws InvalidClassException {
+        int[] map = new int[rc.length];
+        for (int i = 0; i < rc.length; i++) {
+            map[i] = -1;
+            for (int j = 0; j < ln.length; j++) {
+                if (ln[j].equals(rn[i])) {
+                    boolean rp = Bytes.size(rc[i]) != 0;
+                    boolean lp = Bytes.size(lc[j]) != 0;
+                    if ((rp || lp) && rc[i] != lc[j]) {
+                        throw new InvalidClassException(cname, "incompatible types for field " + rn[i]);
+                    }
+                    map[i] = j;
+                    break;
+                }
+            }
+        }
+        return map;
+    }
+
+    // ---------------------------------------------------------------- filter
+
+    /**
+     * Sets this stream's own filter (composed with the JVM-wide one by the filter factory, as
+     * {@link #setObjectInputFilter} does) when the array guard holds the stream filter slot; otherwise the same as
+     * {@code setObjectInputFilter}.
+     */
+    public void setStreamFilter(ObjectInputFilter filter) {
+        if (guard == null) {
+            setObjectInputFilter(filter);
+            return;
+        }
+        if (guard.streamSet) {
+            throw new IllegalStateException("filter can not be set more than once");
+        }
+        guard.streamSet = true;
+        ObjectInputFilter next = ObjectInputFilter.Config.getSerialFilterFactory().apply(guard.next, filter);
+        if (guard.next != null && next == null) {
+            throw new IllegalStateException("filter can not be replaced with null filter");
+        }
+        guard.next = next;
+    }
+
+    /**
+     * Replaces the filter consulted after the array guard with {@code filter} as it is, without calling the filter
+     * factory: for a reader whose filter is kept elsewhere ({@code remora.oos=fast} consults the application's own
+     * ObjectInputStream, where {@code setObjectInputFilter} ran the factory already).
+     *
+     * @throws IllegalStateException without the array guard ({@link SerializerOptions#boundArraysByMessage()} off)
+     */
+    public void setEffectiveFilter(ObjectInputFilter filter) {
+        if (guard == null) {
+            throw new IllegalStateException("setEffectiveFilter needs SerializerOptions.boundArraysByMessage()");
+        }
+        guard.next = filter;
+        guard.streamSet = true;
+    }
+
+    /** Bounds array lengths by the bytes left, then asks the effective filter. */
+    private final class Guard implements ObjectInputFilter {
+        ObjectInputFilter next;
+        boolean streamSet;
+
+        Guard(ObjectInputFilter next) {
+            this.next = next;
+        }
+
+        @Override
+        public Status checkInput(FilterInfo info) {
+            if (info.arrayLength() > 64 + 8L * Math.max(0, end - pos)) {
+                return Status.REJECTED;
+            }
+            return next == null ? Status.UNDECIDED : next.checkInput(info);
+        }
+
+        @Override
+        public String toString() {
+            return "remora array guard, then " + next;
+        }
+    }
+
+    private void filterCheck(Class<?> c, int arrayLength) throws InvalidClassException {
+        ObjectInputFilter f = getObjectInputFilter();
+        if (f == null || (f == guard && guard.next == null && arrayLength < 0)) {
+            return;
+        }
+        ObjectInputFilter.Status s;
+        RuntimeException ex = null;
+        try {
+            s = f.checkInput(new Info(c, arrayLength, depth, totalRefs, bytesBase + (pos - callStart)));
+        } catch (RuntimeException e) {
+            s = ObjectInputFilter.Status.REJECTED;
+            ex = e;
+        }
+        if (s == null || s == ObjectInputFilter.Status.REJECTED) {
+            InvalidClassException ice = new InvalidClassException("filter status: " + s);
+            ice.initCause(ex);
+            throw ice;
+        }
+    }
+
+    private static final class Info implements ObjectInputFilter.FilterInfo {
+        private final Class<?> c;
+        private final long arrayLength;
+        private final long depth;
+        private final long refs;
+        private final long bytes;
+
+        Info(Class<?> c, long arrayLength, long depth, long refs, long bytes) {
+            this.c = c;
+            this.arrayLength = arrayLength;
+            this.depth = depth;
+            this.refs = refs;
+            this.bytes = bytes;
+        }
+
+        @Override public Class<?> serialClass() { return c; }
+        @Override public long arrayLength() { return arrayLength; }
+        @Override public long depth() { return depth; }
+        @Override public long references() { return refs; }
+        @Override public long streamBytes() { return bytes; }
+    }
+
+    // ---------------------------------------------------------------- readObject support
+
+    @Override
+    public void defaultReadObject() throws IOException, ClassNotFoundException {
+        if (curObj == null) {
+            throw new NotActiveException("not in call to readObject");
+        }
+        if (curNoSection) {
+            limit = curOuterLimit;
+        }
+        readDefaultFields(curObj, curLocal, curPlan);
+        if (curNoSection) {
+            limit = pos;
+        }
+        curDefaultDone = true;
+    }
+
+    @Override
+    public ObjectInputStream.GetField readFields() throws IOException, ClassNotFoundException {
+        if (curObj == null) {
+            throw new NotActiveException("not in call to readObject");
+        }
+        if (curNoSection) {
+            limit = curOuterLimit;
+        }
+        RemoteType.RemoteSlot r = curPlan.remote;
+        Object[] values = new Object[r.codes.length];
+        for (int i = 0; i < r.codes.length; i++) {
+            if (Bytes.size(r.codes[i]) != 0) {
+                values[i] = readPrimitive(r.codes[i]);
+            }
+        }
+        for (int i = 0; i < r.codes.length; i++) {
+            if (Bytes.size(r.codes[i]) == 0) {
+                values[i] = readObject0(false);
+            }
+        }
+        if (curNoSection) {
+            limit = pos;
+        }
+        curDefaultDone = true;
+        return new GetFieldImpl(curLocal, r, values);
+    }
+
+    /** The JDK's GetField contract: stream values by name, local defaults for fields the sender lacked. */
+    private static final class GetFieldImpl extends ObjectInputStream.GetField {
+        private final Slot local;
+        private final RemoteType.RemoteSlot remote;
+        private final Object[] values;
+
+        GetFieldImpl(Slot local, RemoteType.RemoteSlot remote, Object[] values) {
+            this.local = local;
+            this.remote = remote;
+            this.values = values;
+        }
+
+        @Override
+        public ObjectStreamClass getObjectStreamClass() {
+            return ObjectStreamClass.lookup(local.cl);
+        }
+
+        /** Index into values, -1 when the local class has the field but the stream has not. */
+        private int index(String name, char code) {
+            for (int i = 0; i < remote.names.length; i++) {
+                if (remote.names[i].equals(name) && matches(remote.codes[i], code)) {
+                    return i;
+                }
+            }
+            for (int i = 0; i < local.names.length; i++) {
+                if (local.names[i].equals(name) && matches(local.codes[i], code)) {
+                    return -1;
+                }
+            }
+            throw new IllegalArgumentException("no such field " + name + " with type " + typeName(code));
+        }
+
+        private static boolean matches(char have, char want) {
+            return want == 'L' ? have == 'L' || have == '[' : have == want;
+        }
+
+        private static String typeName(char c) {
+            switch (c) {
+                case 'Z': return "boolean";
+                case 'B': return "byte";
+                case 'C': return "char";
+                case 'S': return "short";
+                case 'I': return "int";
+                case 'J': return "long";
+                case 'F': return "float";
+                case 'D': return "double";
+                default: return "class java.lang.Object";
+            }
+        }
+
+        @Override
+        public boolean defaulted(String name) {
+            for (String n : remote.names) {
+                if (n.equals(name)) {
+                    return false;
+                }
+            }
+            for (String n : local.names) {
+                if (n.equals(name)) {
+                    return true;
+                }
+            }
+            throw new IllegalArgumentException("no such field " + name);
+        }
+
+        private Object v(String name, char code, Object dflt) {
+            int i = index(name, code);
+            return i < 0 ? dflt : values[i];
+        }
+
+        @Override public boolean get(String name, boolean val) { return (Boolean) v(name, 'Z', val); }
+        @Override public byte get(String name, byte val) { return (Byte) v(name, 'B', val); }
+        @Override public char get(String name, char val) { return (Character) v(name, 'C', val); }
+        @Override public short get(String name, short val) { return (Short) v(name, 'S', val); }
+        @Override public int get(String name, int val) { return (Integer) v(name, 'I', val); }
+        @Override public long get(String name, long val) { return (Long) v(name, 'J', val); }
+        @Override public float get(String name, float val) { return (Float) v(name, 'F', val); }
+        @Override public double get(String name, double val) { return (Double) v(name, 'D', val); }
+        @Override public Object get(String name, Object val) { return v(name, 'L', val); }
+    }
+
+    @Override
+    public void registerValidation(ObjectInputValidation obj, int prio) throws NotActiveException,
+            InvalidObjectException {
+        if (depth == 0) {
+            throw new NotActiveException("stream inactive");
+        }
+        if (obj == null) {
+            throw new InvalidObjectException("null callback");
+        }
+        if (validations == null) {
+            validations = new ArrayList<>();
+        }
+        validations.add(new Object[] {obj, prio});
+    }
+
+    private void runValidations() throws InvalidObjectException {
+        List<Object[]> v = validations;
+        validations = null;
+        v.sort((a, b) -> Integer.compare((Integer) b[1], (Integer) a[1]));
+        for (Object[] e : v) {
+            ((ObjectInputValidation) e[0]).validateObject();
+        }
+    }
+
+    @Override
+    protected boolean enableResolveObject(boolean enable) throws SecurityException {
+        boolean was = super.enableResolveObject(enable);
+        resolveEnabled = enable;
+        return was;
+    }
+
+    // ---------------------------------------------------------------- primitives
+
+    /** Claims n bytes, returns where they start. Called by generated codecs. */
+    final int take(int n) throws IOException {
+        int p = pos;
+        if (limit - p < n) {
+            need(n);
+            p = pos;
+        }
+        pos = p + n;
+        return p;
+    }
+
+    private void need(int n) throws IOException {
+        while (limit - pos < n) {
+            if (source != null && limit == end && depth == 0 && curObj == null) {
+                pullFrame();
+                continue;
+            }
+            throw new EOFException("unexpected end of data: need " + n + " bytes, " + (limit - pos) + " left"
+                    + (limit < end ? " in this object's custom data" : ""));
+        }
+    }
+
+    private int u8() throws IOException {
+        return buf[take(1)] & 0xFF;
+    }
+
+    final int readVarint() throws IOException {
+        int v = 0;
+        for (int shift = 0; shift < 35; shift += 7) {
+            int x = u8();
+            v |= (x & 0x7F) << shift;
+            if ((x & 0x80) == 0) {
+                if (v < 0) {
+                    break;
+                }
+                return v;
+            }
+        }
+        throw new StreamCorruptedException("malformed varint");
+    }
+
+    private String readStringBody(byte tag) throws IOException {
+        int n = readVarint();
+        if (tag == Wire.T_STRING_L1) {
+            if (n > limit - pos) {
+                need(n);
+            }
+            String s = new String(buf, pos, n, StandardCharsets.ISO_8859_1);
+            pos += n;
+            return s;
+        }
+        if (tag != Wire.T_STRING_U16) {
+            throw new StreamCorruptedException(String.format("expected a string, found type code %02X", tag));
+        }
+        if (n > (limit - pos) / 2) {
+            if (n > Integer.MAX_VALUE / 2) {
+                throw new StreamCorruptedException("string of " + n + " chars");
+            }
+            need(2 * n);
+        }
+        String s = new String(buf, pos, 2 * n, utf16);
+        pos += 2 * n;
+        return s;
+    }
+
+    private Object readPrimitive(char code) throws IOException {
+        switch (code) {
+            case 'Z': return readBoolean();
+            case 'B': return readByte();
+            case 'C': return readChar();
+            case 'S': return readShort();
+            case 'I': return readInt();
+            case 'J': return readLong();
+            case 'F': return readFloat();
+            default: return readDouble();
+        }
+    }
+
+    @Override
+    public int read() throws IOException {
+        if (pos >= limit) {
+            if (source != null && limit == end && depth == 0 && curObj == null) {
+                try {
+                    pullFrame();
+                } catch (EOFException e) {
+                    return -1;
+                }
+            } else {
+                return -1;
+            }
+        }
+        return buf[pos++] & 0xFF;
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        if (len == 0) {
+            return 0;
+        }
+        if (pos >= limit) {
+            int c = read();
+            if (c < 0) {
+                return -1;
+            }
+            pos--;
+        }
+        int n = Math.min(len, limit - pos);
+        System.arraycopy(buf, pos, b, off, n);
+        pos += n;
+        return n;
+    }
+
+    @Override
+    public int available() {
+        return Math.max(0, limit - pos);
+    }
+
+    @Override
+    public boolean readBoolean() throws IOException {
+        return buf[take(1)] != 0;
+    }
+
+    @Override
+    public byte readByte() throws IOException {
+        return buf[take(1)];
+    }
+
+    @Override
+    public int readUnsignedByte() throws IOException {
+        return buf[take(1)] & 0xFF;
+    }
+
+    @Override
+    public char readChar() throws IOException {
+        int p = take(2);
+        return swap ? (char) Bytes.SC.get(buf, p) : (char) Bytes.NC.get(buf, p);
+    }
+
+    @Override
+    public short readShort() throws IOException {
+        int p = take(2);
+        return swap ? (short) Bytes.SS.get(buf, p) : (short) Bytes.NS.get(buf, p);
+    }
+
+    @Override
+    public int readUnsignedShort() throws IOException {
+        return readShort() & 0xFFFF;
+    }
+
+    @Override
+    public int readInt() throws IOException {
+        int p = take(4);
+        return swap ? (int) Bytes.SI.get(buf, p) : (int) Bytes.NI.get(buf, p);
+    }
+
+    @Override
+    public long readLong() throws IOException {
+        int p = take(8);
+        return swap ? (long) Bytes.SJ.get(buf, p) : (long) Bytes.NJ.get(buf, p);
+    }
+
+    @Override
+    public float readFloat() throws IOException {
+        int p = take(4);
+        return swap ? (float) Bytes.SF.get(buf, p) : (float) Bytes.NF.get(buf, p);
+    }
+
+    @Override
+    public double readDouble() throws IOException {
+        int p = take(8);
+        return swap ? (double) Bytes.SD.get(buf, p) : (double) Bytes.ND.get(buf, p);
+    }
+
+    @Override
+    public void readFully(byte[] b) throws IOException {
+        readFully(b, 0, b.length);
+    }
+
+    @Override
+    public void readFully(byte[] b, int off, int len) throws IOException {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        int p = take(len);
+        System.arraycopy(buf, p, b, off, len);
+    }
+
+    @Override
+    public int skipBytes(int len) {
+        int n = Math.max(0, Math.min(len, limit - pos));
+        pos += n;
+        return n;
+    }
+
+    @Override
+    @Deprecated
+    public String readLine() throws IOException {
+        StringBuilder sb = new StringBuilder();
+        int c;
+        while ((c = read()) >= 0 && c != '\n') {
+            if (c != '\r') {
+                sb.append((char) c);
+            }
+        }
+        return c < 0 && sb.length() == 0 ? null : sb.toString();
+    }
+
+    @Override
+    public String readUTF() throws IOException {
+        return readStringBody((byte) u8());
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (source != null) {
+            source.close();
+        }
+    }
+
+    // ---------------------------------------------------------------- stream mode
+
+    /** Reads the next frame [int length BE][message] from the source, keeping unread bytes before it. */
+    private void pullFrame() throws IOException {
+        byte[] lenBytes = source.readNBytes(4);
+        if (lenBytes.length == 0) {
+            throw new EOFException("end of Remora stream");
+        }
+        if (lenBytes.length < 4) {
+            throw new EOFException("truncated Remora frame header");
+        }
+        int len = (int) Bytes.BE_I.get(lenBytes, 0);
+        if (len < 2) {
+            throw new StreamCorruptedException("bad Remora frame length " + len);
+        }
+        byte[] frame = source.readNBytes(len); // grows as data arrives: a false length cannot exhaust memory
+        if (frame.length < len) {
+            throw new EOFException("truncated Remora frame: " + frame.length + " of " + len + " bytes");
+        }
+        int unread = end - pos;
+        int oldPos = pos;
+        byte[] keep = buf;
+        bytesBase += pos - callStart;
+        // parse the frame's header and prelude in place
+        buf = frame;
+        pos = 0;
+        limit = end = len;
+        readMessageHeader();
+        int body = len - pos;
+        int need = unread + body;
+        byte[] dst = keep.length >= need ? keep : new byte[Math.max(need, keep.length * 2)];
+        System.arraycopy(keep, oldPos, dst, 0, unread);
+        System.arraycopy(frame, pos, dst, unread, body);
+        own = dst;
+        buf = dst;
+        pos = 0;
+        limit = end = need;
+        callStart = 0;
+    }
+}

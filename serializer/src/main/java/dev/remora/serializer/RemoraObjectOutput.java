@@ -1,0 +1,1128 @@
+package dev.remora.serializer;
+
+import java.io.Externalizable;
+import java.io.IOException;
+import java.io.InvalidClassException;
+import java.io.NotActiveException;
+import java.io.NotSerializableException;
+import java.io.ObjectOutput;
+import java.io.ObjectOutputStream;
+import java.io.OutputStream;
+import java.lang.invoke.SerializedLambda;
+import java.lang.reflect.Proxy;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.IdentityHashMap;
+
+/**
+ * Remora's serializing stream: an {@link ObjectOutputStream} in subclass mode, so a class's own
+ * {@code writeObject(ObjectOutputStream)} receives it and {@code defaultWriteObject}, {@code putFields},
+ * {@code writeInt}... behave as in the JDK, while the bytes go to an internal growable buffer in Remora's format.
+ *
+ * <p>Per connection (the RMI shim): one instance, reused for every call.
+ * <pre>
+ *   out.beginCall();                  // handles reset, types kept (or reset in TypeCacheMode.CALL)
+ *   out.writeObject(arg0); ...        // any number of objects and primitives
+ *   out.finishCall();                 // the message is array()[offset() .. offset()+length())
+ * </pre>
+ * A call abandoned before {@code finishCall} (an exception while writing) rolls back the types it described when
+ * the next call begins. Not thread-safe: one call at a time.
+ *
+ * <p>For {@code remora.oos=fast} file streams see {@link FastStreams}.
+ *
+ * <p>Hot path for a class whose hierarchy has no writeObject/writeReplace: one identity-map probe for the handle,
+ * one for the type id, then the generated codec copies fields straight into {@link #buf}. No allocation.
+ */
+public class RemoraObjectOutput extends ObjectOutputStream {
+    private static final int HEAD = 2;
+    /** Below this many elements a loop beats creating a ByteBuffer view for a bulk copy. */
+    static final int SMALL_ARRAY = 256; // flags + a one-byte "no new types" prelude, fixed up in finishCall
+
+    /** Accessed by generated codecs. */
+    byte[] buf;
+    int pos;
+
+    private final WriteTypeTable types;
+    private final SerializerOptions options;
+    private final IdentityIntMap handles = new IdentityIntMap(64);
+    /** One-entry cache of the last class written and its id on this connection (trees, lists of one type). */
+    private Class<?> lastClass;
+    private ClassInfo lastInfo;
+    private int lastId;
+    private int lastTable = -1;
+    private int nextHandle;
+    private IdentityHashMap<Object, Object> subs;
+    private byte[] typeBuf = new byte[256];
+    private int typeLen;
+    private int newTypes;
+    private boolean inCall;
+    private boolean finished;
+    private int msgOffset;
+    private int msgLength;
+    private int nextFlags;
+    private boolean replaceEnabled;
+    private int depth;
+
+    // the class whose writeObject is running
+    private Object curObj;
+    private Slot curSlot;
+    private PutFieldImpl curPut;
+
+    /** Stream mode (remora.oos=fast): frames go to this sink. */
+    private final OutputStream sink;
+
+    /** A stream for one connection's calls; the type table belongs to the connection. */
+    public RemoraObjectOutput(WriteTypeTable types, SerializerOptions options) throws IOException {
+        this(types, options, null);
+    }
+
+    RemoraObjectOutput(WriteTypeTable types, SerializerOptions options, OutputStream sink) throws IOException {
+        super();
+        this.types = types;
+        this.options = options;
+        this.buf = new byte[options.initialBufferSize()];
+        this.sink = sink;
+        if (sink != null) {
+            nextFlags = Wire.F_HANDLES_RESET;
+            beginMessage();
+        }
+    }
+
+    /** The connection's write-side type table. */
+    public WriteTypeTable typeTable() {
+        return types;
+    }
+
+    /** Starts a call: objects written before are forgotten, types kept (unless {@link TypeCacheMode#CALL}). */
+    public void beginCall() {
+        if (inCall && !finished) {
+            types.rollback();
+        }
+        handles.clear();
+        nextHandle = 0;
+        if (subs != null) {
+            subs.clear();
+        }
+        curObj = null;
+        curSlot = null;
+        curPut = null;
+        depth = 0;
+        nextFlags = 0;
+        if (options.typeCache() == TypeCacheMode.CALL) {
+            types.clear();
+            nextFlags |= Wire.F_TYPES_RESET;
+        }
+        beginMessage();
+    }
+
+    /**
+     * Abandons the current call (it will not be sent): forgets the types it described. {@link #beginCall()} does
+     * the same for a call left unfinished, so calling this is optional.
+     */
+    public void abortCall() {
+        if (inCall && !finished) {
+            types.rollback();
+        }
+        inCall = false;
+        finished = false;
+    }
+
+    private void beginMessage() {
+        typeLen = 0;
+        newTypes = 0;
+        pos = HEAD;
+        inCall = true;
+        finished = false;
+    }
+
+    /** Ends the call: the message is complete in {@link #array()} from {@link #offset()}, {@link #length()} bytes. */
+    public void finishCall() {
+        if (!inCall || finished) {
+            throw new IllegalStateException("finishCall() without beginCall()");
+        }
+        int flags = nextFlags | (Bytes.NATIVE == java.nio.ByteOrder.LITTLE_ENDIAN ? Wire.F_LITTLE_ENDIAN : 0);
+        if (newTypes == 0) {
+            buf[0] = (byte) flags;
+            buf[1] = 0;
+            msgOffset = 0;
+            msgLength = pos;
+        } else {
+            // prelude: varint count, then the descriptors; shift the body behind it (only when types are new)
+            int countLen = varintSize(newTypes);
+            int prelude = countLen + typeLen;
+            int bodyLen = pos - HEAD;
+            int need = 1 + prelude + bodyLen;
+            if (need > buf.length) {
+                buf = Arrays.copyOf(buf, Math.max(need, buf.length * 2));
+            }
+            System.arraycopy(buf, HEAD, buf, 1 + prelude, bodyLen);
+            buf[0] = (byte) flags;
+            int p = putVarint(buf, 1, newTypes);
+            System.arraycopy(typeBuf, 0, buf, p, typeLen);
+            msgOffset = 0;
+            msgLength = need;
+        }
+        nextFlags = 0;
+        finished = true;
+        types.commit();
+    }
+
+    /** The buffer holding the finished message (valid until the next beginCall). */
+    public byte[] array() {
+        checkFinished();
+        return buf;
+    }
+
+    public int offset() {
+        checkFinished();
+        return msgOffset;
+    }
+
+    public int length() {
+        checkFinished();
+        return msgLength;
+    }
+
+    /** Copies the finished message into dst at its position. */
+    public void copyTo(ByteBuffer dst) {
+        checkFinished();
+        dst.put(buf, msgOffset, msgLength);
+    }
+
+    private void checkFinished() {
+        if (!finished) {
+            throw new IllegalStateException("call not finished: call finishCall() first");
+        }
+    }
+
+    private void checkWritable() throws IOException {
+        if (!inCall || finished) {
+            throw new IOException("no call in progress: call beginCall() before writing");
+        }
+    }
+
+    // ---------------------------------------------------------------- objects
+
+    @Override
+    protected final void writeObjectOverride(Object obj) throws IOException {
+        writeTop(obj, false);
+    }
+
+    @Override
+    public void writeUnshared(Object obj) throws IOException {
+        writeTop(obj, true);
+    }
+
+    private void writeTop(Object obj, boolean unshared) throws IOException {
+        checkWritable();
+        if (depth == 0 && sink == null) {
+            writeObject0(obj, unshared);
+            return;
+        }
+        depth++;
+        try {
+            writeObject0(obj, unshared);
+        } finally {
+            depth--;
+        }
+        if (depth == 0 && sink != null) {
+            emitFrame();
+        }
+    }
+
+    /** Reference field of a generated codec. */
+    final void writeFieldObject(Object obj) throws IOException {
+        writeObject0(obj, false);
+    }
+
+    final void writeObject0(Object obj, boolean unshared) throws IOException {
+        if (obj == null) {
+            writeTag(Wire.T_NULL);
+            return;
+        }
+        Class<?> cl = obj.getClass();
+        ClassInfo ci;
+        if (cl == lastClass) {
+            ci = lastInfo;
+        } else {
+            ci = cl == String.class ? null : ClassInfo.of(cl);
+        }
+        if (!unshared && (ci == null || (ci.fast && ci.writeReplace == null))
+                && (subs == null || !subs.containsKey(obj))) {
+            if (!replaceEnabled) {
+                // common case: one probe both finds a back reference and registers a new object
+                int h = handles.putIfAbsent(obj, nextHandle);
+                if (h >= 0) {
+                    writeRef(h);
+                    return;
+                }
+                nextHandle++;
+            } else {
+                // RMI's streams always replace (exported objects by their stubs): keep the fast path for the rest
+                int h = handles.get(obj);
+                if (h >= 0) {
+                    writeRef(h);
+                    return;
+                }
+                Object rep = replaceObject(obj);
+                if (rep != obj) {
+                    Class<?> rc = rep == null ? null : rep.getClass();
+                    writeAfterReplace(obj, rep, rc, rc == null ? null : ClassInfo.of(rc), false);
+                    return;
+                }
+                assign(obj, false);
+            }
+            if (ci == null) {
+                writeString((String) obj, Wire.T_STRING_L1, Wire.T_STRING_U16);
+            } else {
+                writeFast(obj, cl, ci);
+            }
+            return;
+        }
+        if (!unshared) {
+            int h = handles.get(obj);
+            if (h >= 0) {
+                writeRef(h);
+                return;
+            }
+        }
+        if (cl == String.class) {
+            assign(obj, unshared);
+            writeString((String) obj, Wire.T_STRING_L1, Wire.T_STRING_U16);
+            return;
+        }
+        if (ci.fast && ci.writeReplace == null && !replaceEnabled && subs == null && cl != Class.class) {
+            assign(obj, unshared);
+            writeFast(obj, cl, ci);
+            return;
+        }
+        writeSlow(obj, cl, ci, unshared);
+    }
+
+    /** Tag, type id, generated codecs: the handle is assigned already. */
+    private void writeFast(Object obj, Class<?> cl, ClassInfo ci) throws IOException {
+        ensure(6);
+        buf[pos++] = Wire.T_OBJECT;
+        if (cl == lastClass && lastTable == types.generation()) {
+            pos = putVarint(buf, pos, lastId);
+        } else {
+            writeType(ci);
+        }
+        {
+            Slot[] slots = ci.slots;
+            for (int i = 0; i < slots.length; i++) {
+                FieldCodec c = slots[i].codec;
+                if (c != null) {
+                    c.write(obj, this);
+                }
+            }
+        }
+    }
+
+    private void writeSlow(Object obj, Class<?> cl, ClassInfo ci, boolean unshared) throws IOException {
+        Object orig = obj;
+        if (subs != null) {
+            Object s = subs.get(obj);
+            if (s != null || subs.containsKey(obj)) {
+                obj = s;
+                if (obj == null) {
+                    writeTag(Wire.T_NULL);
+                    return;
+                }
+                if (!unshared) {
+                    int h = handles.get(obj);
+                    if (h >= 0) {
+                        writeRef(h);
+                        return;
+                    }
+                }
+                cl = obj.getClass();
+                ci = ClassInfo.of(cl);
+                orig = obj;
+            }
+        }
+        if (obj instanceof Class) {
+            assign(obj, unshared);
+            writeTag(Wire.T_CLASS);
+            writeType(ClassInfo.of((Class<?>) obj));
+            return;
+        }
+        // writeReplace chain, then replaceObject, in the JDK's order
+        for (;;) {
+            if (ci.writeReplace == null) {
+                break;
+            }
+            Object rep;
+            try {
+                rep = ci.writeReplace.invokeExact(obj);
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IOException(t);
+            }
+            obj = rep;
+            if (rep == null || rep.getClass() == cl) {
+                break;
+            }
+            cl = rep.getClass();
+            ci = ClassInfo.of(cl);
+        }
+        if (replaceEnabled) {
+            Object rep = replaceObject(obj);
+            if (rep != obj && rep != null) {
+                cl = rep.getClass();
+                ci = ClassInfo.of(cl);
+            }
+            obj = rep;
+        }
+        writeAfterReplace(orig, obj, cl, ci, unshared);
+    }
+
+    /** The rest of the JDK's writeObject0 once replacement is done (obj may differ from orig, or be null). */
+    private void writeAfterReplace(Object orig, Object obj, Class<?> cl, ClassInfo ci, boolean unshared)
+            throws IOException {
+        if (obj != orig) {
+            if (subs == null) {
+                subs = new IdentityHashMap<>();
+            }
+            subs.put(orig, obj);
+            if (obj == null) {
+                writeTag(Wire.T_NULL);
+                return;
+            }
+            if (!unshared) {
+                int h = handles.get(obj);
+                if (h >= 0) {
+                    writeRef(h);
+                    return;
+                }
+            }
+            if (obj instanceof Class) {
+                assign(obj, unshared);
+                writeTag(Wire.T_CLASS);
+                writeType(ClassInfo.of((Class<?>) obj));
+                return;
+            }
+        }
+        if (cl == String.class) {
+            assign(obj, unshared);
+            writeString((String) obj, Wire.T_STRING_L1, Wire.T_STRING_U16);
+            return;
+        }
+        switch (ci.kind) {
+            case ClassInfo.ARRAY:
+                writeArray(obj, ci, unshared);
+                return;
+            case ClassInfo.ENUM:
+                assign(obj, unshared);
+                writeTag(Wire.T_ENUM);
+                writeType(ci);
+                writeString(((Enum<?>) obj).name(), Wire.T_STRING_L1, Wire.T_STRING_U16);
+                return;
+            default:
+                break;
+        }
+        if (obj instanceof Enum) { // a constant with a body: its class is an anonymous subclass
+            Class<?> ec = ((Enum<?>) obj).getDeclaringClass();
+            assign(obj, unshared);
+            writeTag(Wire.T_ENUM);
+            writeType(ClassInfo.of(ec));
+            writeString(((Enum<?>) obj).name(), Wire.T_STRING_L1, Wire.T_STRING_U16);
+            return;
+        }
+        if (!ci.serializable || ci.kind == ClassInfo.CLASS_ONLY) {
+            throw new NotSerializableException(cl.getName());
+        }
+        if (ci.problem != null) {
+            throw new InvalidClassException(cl.getName(), ci.problem);
+        }
+        assign(obj, unshared);
+        writeTag(Wire.T_OBJECT);
+        writeType(ci);
+        switch (ci.kind) {
+            case ClassInfo.SPECIAL:
+                writeSpecial(obj, ci);
+                return;
+            case ClassInfo.PROXY:
+                writeObject0(Proxy.getInvocationHandler(obj), false);
+                return;
+            case ClassInfo.RECORD:
+                for (int i = 0; i < ci.recNames.length; i++) {
+                    if (Bytes.size(ci.recCodes[i]) != 0) {
+                        writePrimitive(ci.recCodes[i], invoke1(ci.recGet[i], obj));
+                    }
+                }
+                for (int i = 0; i < ci.recNames.length; i++) {
+                    if (Bytes.size(ci.recCodes[i]) == 0) {
+                        writeObject0(invoke1(ci.recGet[i], obj), false);
+                    }
+                }
+                return;
+            case ClassInfo.EXTERNALIZABLE: {
+                int sec = openSection();
+                Object so = curObj;
+                Slot ss = curSlot;
+                PutFieldImpl sp = curPut;
+                curObj = null;
+                curSlot = null;
+                curPut = null;
+                try {
+                    ((Externalizable) obj).writeExternal(this);
+                } finally {
+                    curObj = so;
+                    curSlot = ss;
+                    curPut = sp;
+                }
+                closeSection(sec);
+                return;
+            }
+            default: // PLAIN
+                Slot[] slots = ci.slots;
+                for (int i = 0; i < slots.length; i++) {
+                    writeSlot(obj, slots[i]);
+                }
+        }
+    }
+
+    private void writeSlot(Object obj, Slot slot) throws IOException {
+        if (slot.writeObject == null) {
+            writeDefaultFields(obj, slot);
+            return;
+        }
+        int sec = openSection();
+        Object so = curObj;
+        Slot ss = curSlot;
+        PutFieldImpl sp = curPut;
+        curObj = obj;
+        curSlot = slot;
+        curPut = null;
+        depth++;
+        try {
+            slot.writeObject.invokeExact(obj, (ObjectOutputStream) this);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        } finally {
+            depth--;
+            curObj = so;
+            curSlot = ss;
+            curPut = sp;
+        }
+        closeSection(sec);
+    }
+
+    private void writeDefaultFields(Object obj, Slot slot) throws IOException {
+        if (slot.codec != null) {
+            slot.codec.write(obj, this);
+        } else if (slot.get != null) {
+            for (int i = 0; i < slot.codes.length; i++) {
+                if (Bytes.size(slot.codes[i]) != 0) {
+                    writePrimitive(slot.codes[i], invoke1(slot.get[i], obj));
+                }
+            }
+            for (int i = 0; i < slot.codes.length; i++) {
+                if (Bytes.size(slot.codes[i]) == 0) {
+                    writeObject0(invoke1(slot.get[i], obj), false);
+                }
+            }
+        } else if (slot.jdkDefaultWrite != null) {
+            Object so = curObj;
+            Slot ss = curSlot;
+            PutFieldImpl sp = curPut;
+            curObj = obj;
+            curSlot = slot;
+            curPut = null;
+            try {
+                slot.jdkDefaultWrite.invokeExact(obj, (ObjectOutputStream) this);
+            } catch (IOException | RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IOException(t);
+            } finally {
+                curObj = so;
+                curSlot = ss;
+                curPut = sp;
+            }
+        } else if (slot.hasFields()) {
+            throw new InvalidClassException(slot.cl.getName(), "cannot reach its fields (" + slot.accessProblem
+                    + "): open its package to Remora's module, or use remora.serializer=jdk");
+        }
+    }
+
+    private static Object invoke1(java.lang.invoke.MethodHandle h, Object o) throws IOException {
+        try {
+            return h.invokeExact(o);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        }
+    }
+
+    private void writeSpecial(Object obj, ClassInfo ci) throws IOException {
+        switch (ci.special) {
+            case ClassInfo.SP_INT: writeInt((Integer) obj); return;
+            case ClassInfo.SP_LONG: writeLong((Long) obj); return;
+            case ClassInfo.SP_BOOLEAN: writeBoolean((Boolean) obj); return;
+            case ClassInfo.SP_DOUBLE: writeDouble((Double) obj); return;
+            case ClassInfo.SP_FLOAT: writeFloat((Float) obj); return;
+            case ClassInfo.SP_SHORT: writeShort((Short) obj); return;
+            case ClassInfo.SP_BYTE: writeByte((Byte) obj); return;
+            case ClassInfo.SP_CHAR: writeChar((Character) obj); return;
+            case ClassInfo.SP_ARRAYLIST: {
+                java.util.ArrayList<?> l = (java.util.ArrayList<?>) obj;
+                int n = l.size();
+                writeVarint(n);
+                for (int i = 0; i < n; i++) {
+                    writeObject0(l.get(i), false);
+                }
+                if (l.size() != n) {
+                    throw new java.util.ConcurrentModificationException();
+                }
+                return;
+            }
+            default: {
+                SerializedLambda l = (SerializedLambda) obj;
+                writeUTF(l.getCapturingClass().replace('/', '.'));
+                writeUTF(l.getFunctionalInterfaceClass());
+                writeUTF(l.getFunctionalInterfaceMethodName());
+                writeUTF(l.getFunctionalInterfaceMethodSignature());
+                writeInt(l.getImplMethodKind());
+                writeUTF(l.getImplClass());
+                writeUTF(l.getImplMethodName());
+                writeUTF(l.getImplMethodSignature());
+                writeUTF(l.getInstantiatedMethodType());
+                Object[] args = new Object[l.getCapturedArgCount()];
+                for (int i = 0; i < args.length; i++) {
+                    args[i] = l.getCapturedArg(i);
+                }
+                writeObject0(args, false);
+            }
+        }
+    }
+
+    private void writeArray(Object obj, ClassInfo ci, boolean unshared) throws IOException {
+        assign(obj, unshared);
+        writeTag(Wire.T_ARRAY);
+        writeType(ci);
+        switch (ci.componentCode) {
+            case 'B': {
+                byte[] a = (byte[]) obj;
+                writeVarint(a.length);
+                write(a, 0, a.length);
+                return;
+            }
+            case 'Z': {
+                boolean[] a = (boolean[]) obj;
+                writeVarint(a.length);
+                ensure(a.length);
+                for (int i = 0; i < a.length; i++) {
+                    buf[pos + i] = (byte) (a[i] ? 1 : 0);
+                }
+                pos += a.length;
+                return;
+            }
+            case 'C': {
+                char[] a = (char[]) obj;
+                writeVarint(a.length);
+                ensure(a.length * 2);
+                ByteBuffer.wrap(buf, pos, a.length * 2).order(Bytes.NATIVE).asCharBuffer().put(a);
+                pos += a.length * 2;
+                return;
+            }
+            case 'S': {
+                short[] a = (short[]) obj;
+                writeVarint(a.length);
+                ensure(a.length * 2);
+                ByteBuffer.wrap(buf, pos, a.length * 2).order(Bytes.NATIVE).asShortBuffer().put(a);
+                pos += a.length * 2;
+                return;
+            }
+            case 'I': {
+                int[] a = (int[]) obj;
+                writeVarint(a.length);
+                ensure(a.length * 4);
+                if (a.length < SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    for (int i = 0; i < a.length; i++) {
+                        Bytes.NI.set(b, p + 4 * i, a[i]);
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, a.length * 4).order(Bytes.NATIVE).asIntBuffer().put(a);
+                }
+                pos += a.length * 4;
+                return;
+            }
+            case 'F': {
+                float[] a = (float[]) obj;
+                writeVarint(a.length);
+                ensure(a.length * 4);
+                if (a.length < SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    for (int i = 0; i < a.length; i++) {
+                        Bytes.NF.set(b, p + 4 * i, a[i]);
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, a.length * 4).order(Bytes.NATIVE).asFloatBuffer().put(a);
+                }
+                pos += a.length * 4;
+                return;
+            }
+            case 'J': {
+                long[] a = (long[]) obj;
+                writeVarint(a.length);
+                ensure(a.length * 8);
+                if (a.length < SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    for (int i = 0; i < a.length; i++) {
+                        Bytes.NJ.set(b, p + 8 * i, a[i]);
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, a.length * 8).order(Bytes.NATIVE).asLongBuffer().put(a);
+                }
+                pos += a.length * 8;
+                return;
+            }
+            case 'D': {
+                double[] a = (double[]) obj;
+                writeVarint(a.length);
+                ensure(a.length * 8);
+                if (a.length < SMALL_ARRAY) {
+                    byte[] b = buf;
+                    int p = pos;
+                    for (int i = 0; i < a.length; i++) {
+                        Bytes.ND.set(b, p + 8 * i, a[i]);
+                    }
+                } else {
+                    ByteBuffer.wrap(buf, pos, a.length * 8).order(Bytes.NATIVE).asDoubleBuffer().put(a);
+                }
+                pos += a.length * 8;
+                return;
+            }
+            default: {
+                Object[] a = (Object[]) obj;
+                writeVarint(a.length);
+                for (int i = 0; i < a.length; i++) {
+                    writeObject0(a[i], false);
+                }
+            }
+        }
+    }
+
+    private void assign(Object obj, boolean unshared) {
+        int h = nextHandle++;
+        if (!unshared) {
+            handles.put(obj, h);
+        }
+    }
+
+    private void writeRef(int h) {
+        ensure(6);
+        buf[pos++] = Wire.T_REF;
+        pos = putVarint(buf, pos, h);
+    }
+
+    private void writeTag(byte tag) {
+        ensure(1);
+        buf[pos++] = tag;
+    }
+
+    private void writeType(ClassInfo ci) {
+        int id = types.idOf(ci.cl);
+        if (id >= 0) {
+            lastClass = ci.cl;
+            lastInfo = ci;
+            lastId = id;
+            lastTable = types.generation();
+        }
+        if (id < 0) {
+            id = types.add(ci.cl);
+            byte[] d = ci.descriptor;
+            int need = typeLen + 5 + d.length;
+            if (need > typeBuf.length) {
+                typeBuf = Arrays.copyOf(typeBuf, Math.max(need, typeBuf.length * 2));
+            }
+            typeLen = putVarint(typeBuf, typeLen, d.length);
+            System.arraycopy(d, 0, typeBuf, typeLen, d.length);
+            typeLen += d.length;
+            newTypes++;
+        }
+        ensure(5);
+        pos = putVarint(buf, pos, id);
+    }
+
+    /** A string with a one-byte coder tag: Latin-1 bytes, or UTF-16 code units in the sender's order. */
+    private void writeString(String s, byte tagL1, byte tagU16) {
+        int n = s.length();
+        ensure(6 + n);
+        int start = pos;
+        byte[] b = buf;
+        b[pos++] = tagL1;
+        int p = putVarint(b, pos, n);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            if (c > 0xFF) {
+                writeStringU16(s, start, tagU16);
+                return;
+            }
+            b[p + i] = (byte) c;
+        }
+        pos = p + n;
+    }
+
+    private void writeStringU16(String s, int start, byte tagU16) {
+        int n = s.length();
+        pos = start;
+        ensure(6 + 2 * n);
+        byte[] b = buf;
+        b[pos++] = tagU16;
+        int p = putVarint(b, pos, n);
+        for (int i = 0; i < n; i++) {
+            Bytes.NC.set(b, p + 2 * i, s.charAt(i));
+        }
+        pos = p + 2 * n;
+    }
+
+    private int openSection() {
+        ensure(Wire.SECTION_HEADER);
+        int at = pos;
+        pos += Wire.SECTION_HEADER;
+        // remember the handle count in the length slot until closeSection
+        Bytes.BE_I.set(buf, at + 4, nextHandle);
+        return at;
+    }
+
+    private void closeSection(int at) {
+        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER);
+        int before = (int) Bytes.BE_I.get(buf, at + 4);
+        Bytes.BE_I.set(buf, at + 4, nextHandle - before);
+    }
+
+    // ---------------------------------------------------------------- writeObject support
+
+    @Override
+    public void defaultWriteObject() throws IOException {
+        if (curObj == null) {
+            throw new NotActiveException("not in call to writeObject");
+        }
+        writeDefaultFields(curObj, curSlot);
+    }
+
+    @Override
+    public ObjectOutputStream.PutField putFields() throws IOException {
+        if (curObj == null) {
+            throw new NotActiveException("not in call to writeObject");
+        }
+        if (curPut == null) {
+            curPut = new PutFieldImpl(curSlot);
+        }
+        return curPut;
+    }
+
+    @Override
+    public void writeFields() throws IOException {
+        if (curPut == null) {
+            throw new NotActiveException("no current PutField object");
+        }
+        PutFieldImpl p = curPut;
+        Slot s = p.slot;
+        for (int i = 0; i < s.codes.length; i++) {
+            if (Bytes.size(s.codes[i]) != 0) {
+                writePrimitive(s.codes[i], p.values[i]);
+            }
+        }
+        for (int i = 0; i < s.codes.length; i++) {
+            if (Bytes.size(s.codes[i]) == 0) {
+                writeObject0(p.values[i], false);
+            }
+        }
+    }
+
+    /** The JDK's PutField contract over a slot's declared serializable fields. */
+    private final class PutFieldImpl extends ObjectOutputStream.PutField {
+        final Slot slot;
+        final Object[] values;
+
+        PutFieldImpl(Slot slot) {
+            this.slot = slot;
+            this.values = new Object[slot.codes.length];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = zero(slot.codes[i]);
+            }
+        }
+
+        private int index(String name, Class<?> type) {
+            for (int i = 0; i < slot.names.length; i++) {
+                if (slot.names[i].equals(name)) {
+                    char c = slot.codes[i];
+                    boolean ok = type == null ? (c == 'L' || c == '[') : Bytes.size(c) != 0 && slot.types[i] == type;
+                    if (ok) {
+                        return i;
+                    }
+                }
+            }
+            throw new IllegalArgumentException("no such field " + name + " with type "
+                    + (type == null ? "Object" : type.getName()));
+        }
+
+        @Override public void put(String name, boolean val) { values[index(name, boolean.class)] = val; }
+        @Override public void put(String name, byte val) { values[index(name, byte.class)] = val; }
+        @Override public void put(String name, char val) { values[index(name, char.class)] = val; }
+        @Override public void put(String name, short val) { values[index(name, short.class)] = val; }
+        @Override public void put(String name, int val) { values[index(name, int.class)] = val; }
+        @Override public void put(String name, long val) { values[index(name, long.class)] = val; }
+        @Override public void put(String name, float val) { values[index(name, float.class)] = val; }
+        @Override public void put(String name, double val) { values[index(name, double.class)] = val; }
+        @Override public void put(String name, Object val) { values[index(name, null)] = val; }
+
+        @Override
+        @Deprecated
+        public void write(ObjectOutput out) throws IOException {
+            if (out != RemoraObjectOutput.this) {
+                throw new IllegalArgumentException("wrong stream");
+            }
+            writeFields();
+        }
+    }
+
+    static Object zero(char code) {
+        switch (code) {
+            case 'Z': return Boolean.FALSE;
+            case 'B': return (byte) 0;
+            case 'C': return (char) 0;
+            case 'S': return (short) 0;
+            case 'I': return 0;
+            case 'J': return 0L;
+            case 'F': return 0f;
+            case 'D': return 0d;
+            default: return null;
+        }
+    }
+
+    private void writePrimitive(char code, Object v) {
+        switch (code) {
+            case 'Z': writeBoolean((Boolean) v); break;
+            case 'B': writeByte((Byte) v); break;
+            case 'C': writeChar((Character) v); break;
+            case 'S': writeShort((Short) v); break;
+            case 'I': writeInt((Integer) v); break;
+            case 'J': writeLong((Long) v); break;
+            case 'F': writeFloat((Float) v); break;
+            default: writeDouble((Double) v); break;
+        }
+    }
+
+    @Override
+    protected boolean enableReplaceObject(boolean enable) throws SecurityException {
+        boolean was = super.enableReplaceObject(enable);
+        replaceEnabled = enable;
+        return was;
+    }
+
+    /** True once {@link #enableReplaceObject(boolean)} turned replacement on. */
+    protected final boolean replaceEnabled() {
+        return replaceEnabled;
+    }
+
+    @Override
+    public void reset() throws IOException {
+        if (depth > 0 || curObj != null) {
+            throw new IOException("stream active");
+        }
+        if (sink != null) {
+            emitFrame();
+            nextFlags |= Wire.F_HANDLES_RESET;
+        }
+        handles.clear();
+        nextHandle = 0;
+        if (subs != null) {
+            subs.clear();
+        }
+    }
+
+    @Override
+    public void useProtocolVersion(int version) {
+        // one format; nothing to choose
+    }
+
+    // ---------------------------------------------------------------- primitives and buffer
+
+    /** Makes room for n more bytes. Called by generated codecs. */
+    final void ensure(int n) {
+        if (buf.length - pos < n) {
+            grow(n);
+        }
+    }
+
+    private void grow(int n) {
+        long need = (long) pos + n;
+        if (need > Integer.MAX_VALUE - 8) {
+            throw new OutOfMemoryError("Remora message larger than 2 GB");
+        }
+        buf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(Integer.MAX_VALUE - 8, buf.length * 2L)));
+    }
+
+    private void writeVarint(int v) {
+        ensure(5);
+        pos = putVarint(buf, pos, v);
+    }
+
+    static int putVarint(byte[] b, int p, int v) {
+        while ((v & ~0x7F) != 0) {
+            b[p++] = (byte) ((v & 0x7F) | 0x80);
+            v >>>= 7;
+        }
+        b[p++] = (byte) v;
+        return p;
+    }
+
+    static int varintSize(int v) {
+        int n = 1;
+        while ((v & ~0x7F) != 0) {
+            n++;
+            v >>>= 7;
+        }
+        return n;
+    }
+
+    @Override
+    public void write(int val) {
+        ensure(1);
+        buf[pos++] = (byte) val;
+    }
+
+    @Override
+    public void write(byte[] b) {
+        write(b, 0, b.length);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+        java.util.Objects.checkFromIndexSize(off, len, b.length);
+        ensure(len);
+        System.arraycopy(b, off, buf, pos, len);
+        pos += len;
+    }
+
+    @Override
+    public void writeBoolean(boolean v) {
+        ensure(1);
+        buf[pos++] = (byte) (v ? 1 : 0);
+    }
+
+    @Override
+    public void writeByte(int v) {
+        ensure(1);
+        buf[pos++] = (byte) v;
+    }
+
+    @Override
+    public void writeShort(int v) {
+        ensure(2);
+        Bytes.NS.set(buf, pos, (short) v);
+        pos += 2;
+    }
+
+    @Override
+    public void writeChar(int v) {
+        ensure(2);
+        Bytes.NC.set(buf, pos, (char) v);
+        pos += 2;
+    }
+
+    @Override
+    public void writeInt(int v) {
+        ensure(4);
+        Bytes.NI.set(buf, pos, v);
+        pos += 4;
+    }
+
+    @Override
+    public void writeLong(long v) {
+        ensure(8);
+        Bytes.NJ.set(buf, pos, v);
+        pos += 8;
+    }
+
+    @Override
+    public void writeFloat(float v) {
+        ensure(4);
+        Bytes.NF.set(buf, pos, v);
+        pos += 4;
+    }
+
+    @Override
+    public void writeDouble(double v) {
+        ensure(8);
+        Bytes.ND.set(buf, pos, v);
+        pos += 8;
+    }
+
+    @Override
+    public void writeBytes(String s) {
+        int n = s.length();
+        ensure(n);
+        for (int i = 0; i < n; i++) {
+            buf[pos + i] = (byte) s.charAt(i);
+        }
+        pos += n;
+    }
+
+    @Override
+    public void writeChars(String s) {
+        int n = s.length();
+        ensure(2 * n);
+        for (int i = 0; i < n; i++) {
+            Bytes.NC.set(buf, pos + 2 * i, s.charAt(i));
+        }
+        pos += 2 * n;
+    }
+
+    /** Strings written with writeUTF keep their full length (no 64 KB limit) in Remora's string encoding. */
+    @Override
+    public void writeUTF(String s) {
+        writeString(java.util.Objects.requireNonNull(s), Wire.T_STRING_L1, Wire.T_STRING_U16);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        if (sink != null) {
+            if (depth == 0 && curObj == null) {
+                emitFrame();
+            }
+            sink.flush();
+        }
+    }
+
+    @Override
+    protected void drain() {
+        // the buffer is the message
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (sink != null) {
+            if (depth == 0) {
+                emitFrame();
+            }
+            sink.close();
+        }
+    }
+
+    /** Stream mode: writes the pending message as a frame [int length BE][message] and starts the next one. */
+    private void emitFrame() throws IOException {
+        if (pos == HEAD && newTypes == 0) {
+            return;
+        }
+        finishCall();
+        byte[] len = new byte[4];
+        Bytes.BE_I.set(len, 0, msgLength);
+        sink.write(len);
+        sink.write(buf, msgOffset, msgLength);
+        beginMessage();
+    }
+}

@@ -1,0 +1,226 @@
+package dev.remora.serializer;
+
+import java.io.ObjectStreamClass;
+import java.io.ObjectStreamField;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+
+/**
+ * One serializable class of a hierarchy, as the local JVM sees it: its serialVersionUID, its serializable fields in
+ * JDK order (primitives first, each group by name, {@code serialPersistentFields} honoured), its private
+ * writeObject/readObject/readObjectNoData, and how its fields are reached (see {@link CodecGenerator}).
+ */
+final class Slot {
+    static final int ACCESS_LOOKUP = 1;
+    static final int ACCESS_UNSAFE = 2;
+    static final int ACCESS_JDK_DEFAULT = 3;
+    static final int ACCESS_NONE = 4;
+
+    final Class<?> cl;
+    final long svuid;
+    final char[] codes;
+    final String[] names;
+    final Class<?>[] types;
+    final int primBytes;
+    final MethodHandle writeObject;
+    final MethodHandle readObject;
+    final MethodHandle readObjectNoData;
+    /** Boxed accessors for the generic paths (putFields/readFields, evolved layouts); null when not reachable. */
+    final MethodHandle[] get;
+    final MethodHandle[] set;
+    final FieldCodec codec;
+    /** JDK 24+ handles (Object, ObjectOutputStream)void / (Object, ObjectInputStream)void when fields are unreachable. */
+    final MethodHandle jdkDefaultWrite;
+    final MethodHandle jdkDefaultRead;
+    final int access;
+    final String accessProblem;
+
+    Slot(Class<?> cl, boolean generate) {
+        this.cl = cl;
+        ObjectStreamClass osc = ObjectStreamClass.lookup(cl);
+        this.svuid = osc.getSerialVersionUID();
+        ObjectStreamField[] f = osc.getFields();
+        int n = f.length;
+        codes = new char[n];
+        names = new String[n];
+        types = new Class<?>[n];
+        int pb = 0;
+        for (int i = 0; i < n; i++) {
+            codes[i] = f[i].getTypeCode();
+            names[i] = f[i].getName();
+            types[i] = f[i].getType();
+            pb += Bytes.size(codes[i]);
+        }
+        primBytes = pb;
+        writeObject = adapt(JdkSupport.writeObject(cl), java.io.ObjectOutputStream.class);
+        readObject = adapt(JdkSupport.readObject(cl), java.io.ObjectInputStream.class);
+        readObjectNoData = adapt(JdkSupport.readObjectNoData(cl), null);
+
+        MethodHandle[] g = new MethodHandle[n];
+        MethodHandle[] s = new MethodHandle[n];
+        int acc = ACCESS_NONE;
+        String problem = null;
+        try {
+            acc = typedAccessors(g, s);
+        } catch (Throwable t) {
+            problem = t.toString();
+        }
+        FieldCodec c = null;
+        boolean codecFailed = false;
+        MethodHandle dw = null;
+        MethodHandle dr = null;
+        if (acc == ACCESS_NONE) {
+            dw = adapt(JdkSupport.defaultWriteObject(cl), java.io.ObjectOutputStream.class);
+            dr = adapt(JdkSupport.defaultReadObject(cl), java.io.ObjectInputStream.class);
+            if (dw != null && dr != null) {
+                acc = ACCESS_JDK_DEFAULT;
+            } else if (n == 0) {
+                acc = ACCESS_LOOKUP; // nothing to reach
+            }
+            g = null;
+            s = null;
+        } else {
+            if (generate) {
+                try {
+                    c = CodecGenerator.generate(cl.getName(), codes, g, s);
+                } catch (Throwable t) {
+                    c = null; // the boxed generic path below still works
+                    codecFailed = true;
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                Class<?> box = Object.class;
+                g[i] = g[i].asType(MethodType.methodType(box, Object.class));
+                s[i] = s[i].asType(MethodType.methodType(void.class, Object.class, box));
+            }
+        }
+        if (acc == ACCESS_NONE && problem == null) {
+            problem = "fields of " + cl.getName() + " are not accessible";
+        }
+        SerializerStats.slot(acc, c != null, codecFailed);
+        get = g;
+        set = s;
+        codec = c;
+        jdkDefaultWrite = dw;
+        jdkDefaultRead = dr;
+        access = acc;
+        accessProblem = problem;
+    }
+
+    /** (T, Stream)void or (T)void as (Object, Stream)void, or (Object)void when stream is null. */
+    static MethodHandle adapt(MethodHandle h, Class<?> stream) {
+        if (h == null) {
+            return null;
+        }
+        if (stream == null) {
+            if (h.type().parameterCount() == 2) {
+                h = MethodHandles.insertArguments(h.asType(MethodType.methodType(void.class, Object.class,
+                        h.type().parameterType(1))), 1, (Object) null);
+            }
+            return h.asType(MethodType.methodType(void.class, Object.class));
+        }
+        return h.asType(MethodType.methodType(void.class, Object.class, stream));
+    }
+
+    boolean hasFields() {
+        return codes.length > 0;
+    }
+
+    /** Fills typed accessors, returns how they were obtained. */
+    private int typedAccessors(MethodHandle[] g, MethodHandle[] s) throws ReflectiveOperationException {
+        int n = codes.length;
+        if (n == 0) {
+            return ACCESS_LOOKUP;
+        }
+        MethodHandles.Lookup lk = null;
+        try {
+            lk = MethodHandles.privateLookupIn(cl, MethodHandles.lookup());
+        } catch (IllegalAccessException | RuntimeException e) {
+            lk = null;
+        }
+        sun.misc.Unsafe u = JdkSupport.UNSAFE;
+        Field[] real = new Field[n];
+        boolean any = false;
+        for (int i = 0; i < n; i++) {
+            real[i] = realField(names[i], types[i]);
+            any |= real[i] != null;
+        }
+        if (lk == null && u == null && any) {
+            return ACCESS_NONE;
+        }
+        for (int i = 0; i < n; i++) {
+            Class<?> t = codes[i] == 'L' || codes[i] == '[' ? Object.class : types[i];
+            Field fld = real[i];
+            if (fld == null) {
+                // declared in serialPersistentFields without a field: writes the default, reads are dropped
+                g[i] = MethodHandles.dropArguments(MethodHandles.zero(t), 0, Object.class);
+                s[i] = MethodHandles.empty(MethodType.methodType(void.class, Object.class, t));
+                continue;
+            }
+            MethodHandle getter;
+            MethodHandle setter;
+            if (lk != null) {
+                getter = lk.unreflectGetter(fld);
+                if (Modifier.isFinal(fld.getModifiers())) {
+                    fld.setAccessible(true);
+                    setter = lk.unreflectSetter(fld);
+                } else {
+                    setter = lk.unreflectSetter(fld);
+                }
+            } else {
+                long off = u.objectFieldOffset(fld);
+                getter = unsafeGetter(u, fld.getType(), off);
+                setter = unsafeSetter(u, fld.getType(), off);
+            }
+            g[i] = getter.asType(MethodType.methodType(t, Object.class));
+            s[i] = setter.asType(MethodType.methodType(void.class, Object.class, t));
+        }
+        return lk != null || !any ? ACCESS_LOOKUP : ACCESS_UNSAFE;
+    }
+
+    private Field realField(String name, Class<?> type) {
+        try {
+            Field f = cl.getDeclaredField(name);
+            int m = f.getModifiers();
+            if (Modifier.isStatic(m)) {
+                return null;
+            }
+            if (type.isPrimitive() ? f.getType() != type : f.getType().isPrimitive()) {
+                return null;
+            }
+            return f;
+        } catch (NoSuchFieldException e) {
+            return null;
+        }
+    }
+
+    private static MethodHandle unsafeGetter(sun.misc.Unsafe u, Class<?> t, long off)
+            throws ReflectiveOperationException {
+        String kind = t.isPrimitive() ? Character.toUpperCase(t.getName().charAt(0)) + t.getName().substring(1)
+                : "Object";
+        Class<?> rt = t.isPrimitive() ? t : Object.class;
+        MethodHandle h = MethodHandles.lookup().findVirtual(sun.misc.Unsafe.class, "get" + kind,
+                MethodType.methodType(rt, Object.class, long.class));
+        return MethodHandles.insertArguments(h.bindTo(u), 1, off);
+    }
+
+    private static MethodHandle unsafeSetter(sun.misc.Unsafe u, Class<?> t, long off)
+            throws ReflectiveOperationException {
+        String kind = t.isPrimitive() ? Character.toUpperCase(t.getName().charAt(0)) + t.getName().substring(1)
+                : "Object";
+        Class<?> vt = t.isPrimitive() ? t : Object.class;
+        MethodHandle h = MethodHandles.lookup().findVirtual(sun.misc.Unsafe.class, "put" + kind,
+                MethodType.methodType(void.class, Object.class, long.class, vt));
+        h = MethodHandles.insertArguments(h.bindTo(u), 1, off);
+        if (!t.isPrimitive()) {
+            // Unsafe does not check types: a checked cast keeps a hostile stream from planting a wrong type
+            MethodHandle cast = MethodHandles.identity(t).asType(MethodType.methodType(t, Object.class))
+                    .asType(MethodType.methodType(Object.class, Object.class));
+            h = MethodHandles.filterArguments(h, 1, cast);
+        }
+        return h;
+    }
+}

@@ -1,0 +1,33 @@
+package dev.remora.serializer;
+
+/**
+ * Tags and flags of Remora's serialization format (see serializer/README.md for the layout).
+ *
+ * <p>A message (one call's arguments, or one frame of a fast-format file stream) is
+ * {@code [flags][varint n][n descriptors][body]}: every class first described in this message comes in the prelude,
+ * before any object, so a reader that fails half way through the body never loses track of the connection's types.
+ * The body is a sequence of tagged values; primitives written by a class's own writeObject are untagged, in the
+ * sender's byte order, inside a section {@code [int length][int handles assigned]} (big-endian) so that a reader
+ * can skip what it does not understand and keep its handle numbering in step.
+ */
+final class Wire {
+    static final byte T_NULL = 0;
+    static final byte T_REF = 1;
+    static final byte T_OBJECT = 2;
+    static final byte T_STRING_L1 = 3;
+    static final byte T_STRING_U16 = 4;
+    static final byte T_CLASS = 5;
+    static final byte T_ENUM = 6;
+    static final byte T_ARRAY = 7;
+
+    static final int F_LITTLE_ENDIAN = 1;
+    static final int F_TYPES_RESET = 2;
+    static final int F_HANDLES_RESET = 4;
+    static final int F_KNOWN = 7;
+
+    /** Bytes a section header takes: length of the data after it, then the number of handles assigned inside. */
+    static final int SECTION_HEADER = 8;
+
+    private Wire() {
+    }
+}

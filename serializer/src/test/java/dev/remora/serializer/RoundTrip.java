@@ -1,0 +1,82 @@
+package dev.remora.serializer;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.Arrays;
+
+/** Test helper: one connection's stream pair, and the JDK's round trip for comparison. */
+final class RoundTrip {
+    final RemoraObjectOutput out;
+    final RemoraObjectInput in;
+
+    RoundTrip() throws IOException {
+        this(SerializerOptions.DEFAULTS);
+    }
+
+    RoundTrip(SerializerOptions o) throws IOException {
+        out = new RemoraObjectOutput(new WriteTypeTable(), o);
+        in = new RemoraObjectInput(new ReadTypeTable(), o);
+    }
+
+    /** Writes the objects as one call and returns the message bytes. */
+    byte[] write(Object... objs) throws IOException {
+        out.beginCall();
+        for (Object o : objs) {
+            out.writeObject(o);
+        }
+        out.finishCall();
+        return Arrays.copyOfRange(out.array(), out.offset(), out.offset() + out.length());
+    }
+
+    Object[] read(byte[] msg, int n) throws IOException, ClassNotFoundException {
+        in.beginCall(msg, 0, msg.length);
+        try {
+            Object[] r = new Object[n];
+            for (int i = 0; i < n; i++) {
+                r[i] = in.readObject();
+            }
+            return r;
+        } finally {
+            in.endCall();
+        }
+    }
+
+    Object roundTrip(Object o) throws IOException, ClassNotFoundException {
+        return read(write(o), 1)[0];
+    }
+
+    Object[] roundTripAll(Object... objs) throws IOException, ClassNotFoundException {
+        return read(write(objs), objs.length);
+    }
+
+    static Object jdk(Object o) throws IOException, ClassNotFoundException {
+        return jdkAll(o)[0];
+    }
+
+    static Object[] jdkAll(Object... objs) throws IOException, ClassNotFoundException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ObjectOutputStream oos = new ObjectOutputStream(b)) {
+            for (Object o : objs) {
+                oos.writeObject(o);
+            }
+        }
+        try (ObjectInputStream ois = new ObjectInputStream(new ByteArrayInputStream(b.toByteArray()))) {
+            Object[] r = new Object[objs.length];
+            for (int i = 0; i < r.length; i++) {
+                r[i] = ois.readObject();
+            }
+            return r;
+        }
+    }
+
+    static byte[] jdkBytes(Object o) throws IOException {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ObjectOutputStream oos = new ObjectOutputStream(b)) {
+            oos.writeObject(o);
+        }
+        return b.toByteArray();
+    }
+}
