@@ -1,0 +1,291 @@
+package dev.remora.rmi;
+
+import dev.remora.rmi.fast.FastChannel;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.IOException;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The client side of one Remora connection, shared by every thread that calls the endpoint. Calls are matched to
+ * replies by call id, so many can be in flight.
+ *
+ * <p>No reader thread: the waiting callers take turns reading ("leader/follower"). A caller that finds nobody
+ * reading reads itself, hands replies of other calls to their threads, and stops when its own has come; then it
+ * wakes one still-waiting caller to read next. A single-threaded client thus reads its reply on its own thread, as
+ * JRMP does, with no thread switch. When the connection breaks, every pending call fails at once with the cause.
+ *
+ * <p>Fast-serializer replies ({@link Frame#FLAG_FAST}) are decoded by the reader as they arrive, because their type
+ * ids must be learnt in order (see {@link FastChannel}); the caller then finds the outcome in its PendingCall.
+ */
+final class ClientConnection implements Link.Sink {
+    private static final int SLOTS = 1024;
+    private static final int MASK = SLOTS - 1;
+    private static final long FOLLOWER_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+    final Link link;
+    /** The fast serializer's per-connection state (made for every connection: a server may answer fast anyway). */
+    final FastChannel fast;
+    private final RouterOptions options;
+    private final ReentrantLock readLock = new ReentrantLock();
+    private final AtomicReferenceArray<PendingCall> slots = new AtomicReferenceArray<>(SLOTS);
+    private final AtomicInteger nextId = new AtomicInteger(1);
+    private final AtomicInteger inflight = new AtomicInteger();
+    private final FrameBuffer discard = new FrameBuffer(256);
+    private final long idleCheckNanos;
+    private PendingCall deliverTo; // guarded by readLock
+    private volatile IOException dead;
+    private volatile long lastUse = System.nanoTime();
+
+    ClientConnection(Link link, RouterOptions options) {
+        this.link = link;
+        this.options = options;
+        this.fast = new FastChannel(options.typeCache);
+        this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(options.idleCheckMillis);
+    }
+
+    boolean isDead() {
+        return dead != null;
+    }
+
+    /**
+     * Usable for a new call? A connection that sat idle is first checked for a peer that went away meanwhile (a
+     * server restart), so that the call goes to a fresh connection instead of failing.
+     */
+    boolean usable() {
+        if (dead != null) {
+            return false;
+        }
+        if (inflight.get() == 0 && System.nanoTime() - lastUse > idleCheckNanos && readLock.tryLock()) {
+            try {
+                if (inflight.get() == 0 && !link.stillOpen()) {
+                    fail(new IOException("connection to " + link.peer() + " was closed by the peer while idle"));
+                    return false;
+                }
+            } finally {
+                readLock.unlock();
+            }
+        }
+        return true;
+    }
+
+    /** Registers {@code pc} under a fresh call id, written into its header by the caller. */
+    int register(PendingCall pc) {
+        int spins = 0;
+        for (;;) {
+            int id = nextId.getAndIncrement();
+            if (id == 0) {
+                continue;
+            }
+            pc.id = id;
+            pc.failure = null;
+            pc.state.set(PendingCall.WAITING);
+            if (slots.compareAndSet(id & MASK, null, pc)) {
+                inflight.incrementAndGet();
+                return id;
+            }
+            if (++spins % SLOTS == 0) {
+                Thread.yield(); // more than SLOTS calls in flight: wait for one to finish
+            }
+        }
+    }
+
+    void unregister(PendingCall pc) {
+        if (slots.compareAndSet(pc.id & MASK, pc, null)) {
+            inflight.decrementAndGet();
+        }
+        lastUse = System.nanoTime();
+    }
+
+    /** Sends a frame; a failure kills the connection (pending calls fail with it). */
+    void send(FrameBuffer frame) throws IOException {
+        IOException d = dead;
+        if (d != null) {
+            throw d;
+        }
+        try {
+            link.send(frame);
+        } catch (IOException e) {
+            fail(e);
+            throw e;
+        }
+        options.listener.bytes(frame.length(), 0);
+    }
+
+    /**
+     * Waits until {@code pc}'s reply is in {@code pc.in}.
+     *
+     * @throws IOException the connection broke, or the response timeout passed
+     */
+    void await(PendingCall pc) throws IOException {
+        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.responseTimeoutMillis);
+        long deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
+        while (true) {
+            int s = pc.state.get();
+            if (s == PendingCall.DONE) {
+                return;
+            }
+            if (s == PendingCall.FAILED || s == PendingCall.TIMED_OUT) {
+                throw pc.failure;
+            }
+            if (s == PendingCall.WAITING && readLock.tryLock()) {
+                try {
+                    lead(pc, deadline);
+                } finally {
+                    readLock.unlock();
+                }
+                wakeNextReader(pc);
+                continue;
+            }
+            if (deadline != 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    timeOut(pc);
+                    continue;
+                }
+                LockSupport.parkNanos(this, Math.min(left, FOLLOWER_PARK_NANOS));
+            } else {
+                LockSupport.parkNanos(this, FOLLOWER_PARK_NANOS);
+            }
+        }
+    }
+
+    private void timeOut(PendingCall pc) {
+        SocketTimeoutException e = new SocketTimeoutException("no reply from " + link.peer() + " within "
+                + options.responseTimeoutMillis + " ms (sun.rmi.transport.tcp.responseTimeout)");
+        if (pc.state.compareAndSet(PendingCall.WAITING, PendingCall.TIMED_OUT)) {
+            pc.failure = e;
+        }
+    }
+
+    /** Reads frames until pc is answered (or fails); called with readLock held. */
+    private void lead(PendingCall pc, long deadline) {
+        while (pc.state.get() == PendingCall.WAITING) {
+            int timeout = 0;
+            if (deadline != 0) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    timeOut(pc);
+                    return;
+                }
+                timeout = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
+            }
+            FrameBuffer f;
+            try {
+                f = link.receive(this, timeout);
+            } catch (SocketTimeoutException e) {
+                continue; // the deadline check above decides
+            } catch (IOException e) {
+                PendingCall t = deliverTo;
+                deliverTo = null;
+                if (t != null) { // its reply was cut short
+                    t.failure = e;
+                    t.state.set(PendingCall.FAILED);
+                    LockSupport.unpark(t.thread);
+                }
+                fail(e);
+                return;
+            }
+            options.listener.bytes(0, f.length());
+            PendingCall t = deliverTo;
+            deliverTo = null;
+            if ((f.array()[Frame.OFF_FLAGS] & Frame.FLAG_FAST) != 0 && !decodeFast(t, f)) {
+                return; // the connection failed: its type tables are out of step
+            }
+            if (t != null) {
+                t.state.set(PendingCall.DONE);
+                if (t != pc) {
+                    LockSupport.unpark(t.thread);
+                }
+            }
+        }
+    }
+
+    /**
+     * Decodes a fast reply for {@code t} (or only its type descriptors when nobody waits for it any more); returns
+     * false when the connection had to fail because the descriptors could not be read.
+     */
+    private boolean decodeFast(PendingCall t, FrameBuffer f) {
+        byte kind = f.array()[Frame.OFF_KIND];
+        if (kind != Frame.REPLY && kind != Frame.EXCEPTION) {
+            return true;
+        }
+        f.position(Frame.HEADER);
+        try {
+            if (t == null) {
+                Marshal.skipFast(fast, f);
+                return true;
+            }
+            t.decoded = true;
+            t.value = null;
+            t.decodeFailure = null;
+            try {
+                t.value = kind == Frame.EXCEPTION ? Marshal.readExceptionFast(fast, f)
+                        : Marshal.readOneFast(fast, f, t.method.result);
+            } catch (Throwable e) {
+                t.decodeFailure = e;
+            }
+        } catch (IOException e) {
+            // only a late reply's prelude gets here
+        }
+        IOException broken = fast.broken();
+        if (broken != null) {
+            IOException e = new IOException("Remora connection to " + link.peer() + " closed: a reply's type"
+                    + " descriptors could not be read (" + broken + ")", broken);
+            if (t != null) {
+                t.failure = e;
+                t.state.set(PendingCall.FAILED);
+                LockSupport.unpark(t.thread);
+            }
+            fail(e);
+            return false;
+        }
+        return true;
+    }
+
+    @Override
+    public FrameBuffer bufferFor(byte kind, int callId, int length) {
+        if (kind == Frame.REPLY || kind == Frame.EXCEPTION) {
+            PendingCall pc = slots.get(callId & MASK);
+            if (pc != null && pc.id == callId && pc.claim()) {
+                deliverTo = pc;
+                return pc.in;
+            }
+        }
+        return discard; // a late reply to a timed-out call, or a PONG
+    }
+
+    /** After leading: if others still wait, wake one so it becomes the reader. */
+    private void wakeNextReader(PendingCall self) {
+        if (inflight.get() <= 1) {
+            return;
+        }
+        for (int i = 0; i < SLOTS; i++) {
+            PendingCall pc = slots.get(i);
+            if (pc != null && pc != self && pc.state.get() == PendingCall.WAITING) {
+                LockSupport.unpark(pc.thread);
+                return;
+            }
+        }
+    }
+
+    /** The connection is gone: every pending call fails with {@code cause}, now. */
+    void fail(IOException cause) {
+        if (dead == null) {
+            dead = cause;
+        }
+        link.close();
+        for (int i = 0; i < SLOTS; i++) {
+            PendingCall pc = slots.get(i);
+            if (pc != null && pc.fail(cause)) {
+                LockSupport.unpark(pc.thread);
+            }
+        }
+    }
+}

@@ -1,0 +1,42 @@
+package dev.remora.rmi;
+
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One thread's call in flight. Reused by its thread for every call (a thread waits for one reply at a time), so a
+ * call allocates no bookkeeping. State moves WAITING -> RECEIVING (a reader claimed it) -> DONE, or WAITING ->
+ * FAILED / TIMED_OUT; the CAS makes a late reply and a timeout never both win.
+ */
+final class PendingCall {
+    static final int IDLE = 0;
+    static final int WAITING = 1;
+    static final int RECEIVING = 2;
+    static final int DONE = 3;
+    static final int FAILED = 4;
+    static final int TIMED_OUT = 5;
+
+    final Thread thread = Thread.currentThread();
+    final FrameBuffer out = new FrameBuffer(512);
+    final FrameBuffer in = new FrameBuffer(512);
+    final AtomicInteger state = new AtomicInteger(IDLE);
+    volatile int id;
+    volatile IOException failure;
+    /** Fast serializer: the reader decodes the reply in arrival order and leaves the outcome here. */
+    Marshal.MethodInfo method;
+    boolean decoded;
+    /** The result, or the exception the server threw. */
+    Object value;
+    /** Why the reply could not be decoded, or null. */
+    Throwable decodeFailure;
+
+    boolean claim() {
+        return state.compareAndSet(WAITING, RECEIVING);
+    }
+
+    boolean fail(IOException e) {
+        failure = e;
+        return state.compareAndSet(WAITING, FAILED);
+    }
+}

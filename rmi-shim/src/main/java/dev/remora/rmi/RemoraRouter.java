@@ -1,0 +1,366 @@
+package dev.remora.rmi;
+
+import dev.remora.rmi.jdk.RmiInternals;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.transport.Technology;
+import dev.remora.rmi.transport.fabric.FabricTechnology;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.reflect.Method;
+import java.net.Socket;
+import java.rmi.MarshalException;
+import java.rmi.Remote;
+import java.rmi.UnmarshalException;
+import java.rmi.server.ObjID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Remora's {@link CallRouter}: carries unmodified RMI calls over Remora's protocol when the other JVM runs Remora,
+ * and leaves them to JRMP otherwise.
+ *
+ * <p>Client: per endpoint (the LiveRef's TCPEndpoint) a {@link RemoteEndpoint} probes once, then all threads share
+ * one {@link ClientConnection}. Registry, DGC and activation (well-known ObjIDs) and endpoints with custom socket
+ * factories stay on JRMP. Server: the export hook fills an {@link ExportTable} (ObjID to JRMP's Target); the accept
+ * hook peeks at each new connection on a JRMP port and keeps those that open with Remora's magic, serving them on
+ * the accepting thread ({@link ServerConnection}); all others are replayed to JRMP untouched.
+ */
+public final class RemoraRouter implements CallRouter {
+    /** Never probed: marks endpoints Remora leaves to JRMP. */
+    private static final RemoteEndpoint JRMP_ONLY = new RemoteEndpoint("jrmp", 0, null, null);
+
+    private final RouterOptions options;
+    private final Technology[] technologies;
+    private final ConcurrentHashMap<Object, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
+    private final ExportTable exports = new ExportTable();
+    private final LocalCall localCalls;
+    private final ThreadLocal<PendingCall> calls = ThreadLocal.withInitial(PendingCall::new);
+    private volatile Executor pool;
+
+    /** RMI's own objects (registry, activator, DGC) stay on JRMP. Lazy: ObjID's static init must not run at premain. */
+    private static final class WellKnown {
+        private static final ObjID REGISTRY = new ObjID(ObjID.REGISTRY_ID);
+        private static final ObjID ACTIVATOR = new ObjID(ObjID.ACTIVATOR_ID);
+        private static final ObjID DGC = new ObjID(ObjID.DGC_ID);
+
+        static boolean is(ObjID id) {
+            return id.equals(DGC) || id.equals(REGISTRY) || id.equals(ACTIVATOR);
+        }
+    }
+
+    /** Cheap: touches no RMI class (they are set up by the application's own first use of RMI). */
+    public RemoraRouter(RouterOptions options) {
+        this.options = options;
+        this.localCalls = new LocalCall(options);
+        Technology socket = new SocketTechnology(options.maxFrameBytes);
+        this.technologies = options.transport == RouterOptions.Transport.SOCKET ? new Technology[] {socket}
+                : new Technology[] {socket, new FabricTechnology(new FabricTechnology.Settings(
+                        options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
+                        options.fabricProvider, options.fabricSpinNanos, options.maxFrameBytes,
+                        options.connectTimeoutMillis, options.listener), socket)};
+    }
+
+    // ---------------------------------------------------------------- client
+
+    @Override
+    public Object[] invoke(Object unicastRef, Object proxy, Method method, Object[] args, long hash)
+            throws Exception {
+        RmiInternals.check();
+        Object liveRef;
+        Object ep;
+        try {
+            liveRef = RmiInternals.liveRef(unicastRef);
+            ep = RmiInternals.endpoint(liveRef);
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        RemoteEndpoint re = endpoints.get(ep);
+        if (re == null) {
+            re = newEndpoint(ep);
+        }
+        if (re == JRMP_ONLY) {
+            return null;
+        }
+        ObjID id;
+        ExportTable.Export local;
+        Object handler = null;
+        try {
+            id = RmiInternals.objId(liveRef);
+            if (WellKnown.is(id)) {
+                return null;
+            }
+            // re is not JRMP_ONLY: a TCP endpoint without socket factories, as every export in the table
+            local = exports.local(id, re.port);
+            if (local != null) {
+                handler = LocalCall.handler(local, re.host);
+            }
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        if (handler != null) {
+            return localCalls.invoke(local, handler, hash, Marshal.info(method), args);
+        }
+        if (re.isVanilla()) {
+            return null;
+        }
+        ClientConnection c = re.connection();
+        if (c == null || c.fast.busyOnThisThread()) {
+            return null; // a call from inside a writeObject/readObject of this connection's message goes by JRMP
+        }
+        return call(c, id, hash, Marshal.info(method), args == null ? new Object[0] : args);
+    }
+
+    private RemoteEndpoint newEndpoint(Object ep) throws Exception {
+        RemoteEndpoint re;
+        try {
+            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep)) {
+                re = JRMP_ONLY;
+            } else {
+                re = new RemoteEndpoint(RmiInternals.host(ep), RmiInternals.port(ep), options, technologies);
+            }
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+        RemoteEndpoint old = endpoints.putIfAbsent(ep, re);
+        return old == null ? re : old;
+    }
+
+    private Object[] call(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args) {
+        PendingCall pc = calls.get();
+        FrameBuffer out = pc.out;
+        boolean fast = options.serializer == RouterOptions.Serializer.FAST && !mi.rawArgs;
+        if (fast) {
+            c.fast.lockWrite(); // held until sent: frames must leave in the order their type ids were assigned
+        }
+        int callId;
+        try {
+            try {
+                Frame.begin(out, Frame.CALL, fast ? Frame.FLAG_FAST : 0, 0);
+                id.write(out);
+                out.writeLong(hash);
+                if (fast) {
+                    Marshal.writeFast(c.fast, out, mi.params, args, options.listener);
+                } else {
+                    Marshal.write(out, mi.params, args, mi.rawArgs);
+                }
+                Frame.finish(out);
+            } catch (IOException | RuntimeException e) {
+                return new Object[] {null, new MarshalException("error marshalling arguments", e)};
+            }
+            pc.method = mi;
+            pc.decoded = false;
+            callId = c.register(pc);
+            out.putInt(Frame.OFF_CALL_ID, callId);
+            try {
+                c.send(out);
+            } catch (IOException e) {
+                c.unregister(pc);
+                return new Object[] {null, new UnmarshalException("Error unmarshaling return header", e)};
+            }
+        } finally {
+            if (fast) {
+                c.fast.unlockWrite();
+            }
+        }
+        try {
+            c.await(pc);
+        } catch (IOException e) {
+            return new Object[] {null, new UnmarshalException("Error unmarshaling return header", e)};
+        } finally {
+            c.unregister(pc);
+        }
+        FrameBuffer in = pc.in;
+        byte[] a = in.array();
+        in.position(Frame.HEADER);
+        try {
+            if (a[Frame.OFF_KIND] == Frame.EXCEPTION) {
+                Object ex;
+                try {
+                    ex = pc.decoded ? decodedValue(pc) : Marshal.readException(in);
+                } catch (Throwable t) {
+                    return new Object[] {null, new UnmarshalException("Error unmarshaling return", asException(t))};
+                }
+                if (!(ex instanceof Exception)) {
+                    return new Object[] {null, new UnmarshalException("Return type not Exception")};
+                }
+                Exception e = (Exception) ex;
+                combineStackTraces(e);
+                return new Object[] {null, e};
+            }
+            Object result;
+            try {
+                result = pc.decoded ? decodedValue(pc) : Marshal.readOne(in, mi.result, mi.rawResult);
+            } catch (Throwable t) {
+                return new Object[] {null, new UnmarshalException("error unmarshalling return", asException(t))};
+            }
+            return new Object[] {result, null};
+        } finally {
+            pc.value = null;
+            if ((a[Frame.OFF_FLAGS] & Frame.FLAG_NEEDS_ACK) != 0) {
+                // the references in the result are registered with the DGC now: the server may let go of them
+                try {
+                    Frame.begin(out, Frame.ACK, (byte) 0, callId);
+                    Frame.finish(out);
+                    c.send(out);
+                } catch (IOException ignored) {
+                    // the connection is gone; the server drops its pins with it
+                }
+            }
+        }
+    }
+
+    /** What the reader decoded for a fast reply (it reads in arrival order, see FastChannel). */
+    private static Object decodedValue(PendingCall pc) throws Throwable {
+        Throwable t = pc.decodeFailure;
+        if (t != null) {
+            pc.decodeFailure = null;
+            throw t;
+        }
+        return pc.value;
+    }
+
+    private static Exception asException(Throwable t) {
+        return t instanceof Exception ? (Exception) t : new Exception(t);
+    }
+
+    /** As StreamRemoteCall.exceptionReceivedFromServer: the server's trace, then the client's. */
+    private static void combineStackTraces(Exception e) {
+        StackTraceElement[] server = e.getStackTrace();
+        StackTraceElement[] client = new Throwable().getStackTrace();
+        StackTraceElement[] all = new StackTraceElement[server.length + client.length];
+        System.arraycopy(server, 0, all, 0, server.length);
+        System.arraycopy(client, 0, all, server.length, client.length);
+        e.setStackTrace(all);
+    }
+
+    // ---------------------------------------------------------------- server
+
+    @Override
+    public void exported(Object unicastServerRef, Object impl, Object stub) {
+        try {
+            RmiInternals.check();
+            Object liveRef = RmiInternals.liveRef(unicastServerRef);
+            Object ep = RmiInternals.endpoint(liveRef);
+            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep)) {
+                return; // custom socket factories (SSL...): JRMP only, Remora never weakens that choice
+            }
+            ObjID id = RmiInternals.objId(liveRef);
+            if (WellKnown.is(id)) {
+                return;
+            }
+            Object target = RmiInternals.target((Remote) impl);
+            if (target != null) {
+                exports.add(id, target, ep);
+            }
+        } catch (Throwable t) {
+            options.listener.note("export:" + t.getClass().getName(), "Remora could not register an exported"
+                    + " object, its calls stay on JRMP: " + t);
+        }
+    }
+
+    @Override
+    public Socket accept(Object connectionHandler, Socket socket) throws IOException {
+        RmiInternals.check();
+        if (socket.getClass() != Socket.class) {
+            return socket; // a custom server socket factory's socket (SSL, ...): JRMP's
+        }
+        InputStream in = socket.getInputStream();
+        byte[] head = new byte[Frame.HELLO_LENGTH];
+        int n = 0;
+        while (n < 4) { // blocks as JRMP's own first read would
+            int k = in.read(head, n, 4 - n);
+            if (k < 0) {
+                break;
+            }
+            n += k;
+        }
+        if (n < 4 || FrameBuffer.getInt(head, 0) != Frame.MAGIC) {
+            return new ReplaySocket(socket, head, n);
+        }
+        Link link;
+        try {
+            while (n < Frame.HELLO_LENGTH) {
+                int k = in.read(head, n, Frame.HELLO_LENGTH - n);
+                if (k < 0) {
+                    throw new IOException("closed during the hello");
+                }
+                n += k;
+            }
+            int offered = head[6];
+            Technology chosen = null;
+            for (Technology t : technologies) {
+                if ((offered & t.bit()) != 0 && t.available() && (chosen == null || t.bit() > chosen.bit())) {
+                    chosen = t;
+                }
+            }
+            FrameBuffer answer = new FrameBuffer(Frame.HELLO_LENGTH);
+            answer.writeInt(Frame.MAGIC);
+            answer.writeShort(Frame.VERSION);
+            answer.writeByte(chosen == null ? 0 : chosen.bit());
+            answer.writeByte(0);
+            OutputStream out = socket.getOutputStream();
+            out.write(answer.array(), 0, answer.length());
+            if (chosen == null) {
+                socket.close();
+                return null;
+            }
+            link = chosen.open(socket, false);
+        } catch (IOException e) {
+            socket.close();
+            return null;
+        }
+        new ServerConnection(link, connectionHandler, exports, pool(), options).run();
+        return null;
+    }
+
+    private Executor pool() {
+        if (options.dispatch == RouterOptions.Dispatch.INLINE) {
+            return null;
+        }
+        Executor p = pool;
+        if (p == null) {
+            synchronized (this) {
+                p = pool;
+                if (p == null) {
+                    ThreadPoolExecutor t = new ThreadPoolExecutor(options.poolThreads, Integer.MAX_VALUE, 60,
+                            TimeUnit.SECONDS, new SynchronousQueue<>(), new DispatchThreads());
+                    t.prestartAllCoreThreads();
+                    pool = p = t;
+                }
+            }
+        }
+        return p;
+    }
+
+    /** Daemon threads named like JRMP's, in the system thread group's spirit: they never keep a JVM alive. */
+    private static final class DispatchThreads implements ThreadFactory {
+        private final AtomicInteger n = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, "remora-dispatch-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+    }
+
+    /** Starts the dispatch pool now (a server calls this at install so no thread is made during a call). */
+    public void start() {
+        pool();
+    }
+}

@@ -1,0 +1,36 @@
+package dev.remora.rmi;
+
+/** What the router tells its host (the agent's counters and log). Must be cheap and must not throw. */
+public interface RouterListener {
+    /** Bytes of frames written to / read from Remora's connections. */
+    void bytes(long out, long in);
+
+    /** Something worth one line in the log, reported once per {@code key} by the host. */
+    void note(String key, String message);
+
+    /**
+     * A preferred technology could not be used and a lesser one was (fabric to socket): logged once per {@code key}
+     * and counted by the host. Calls still go on Remora's path.
+     */
+    default void fallback(String key, String message) {
+        note(key, message);
+    }
+
+    /** The fast serializer sent {@code n} type descriptors (classes described in full, not by id) in one message. */
+    default void typeDescriptors(int n) {
+    }
+
+    /** Detail for {@code remora.log=debug} (which technology a connection uses, ...). */
+    default void debug(String message) {
+    }
+
+    RouterListener NONE = new RouterListener() {
+        @Override
+        public void bytes(long out, long in) {
+        }
+
+        @Override
+        public void note(String key, String message) {
+        }
+    };
+}

@@ -1,0 +1,123 @@
+package dev.remora.rmi;
+
+import dev.remora.serializer.TypeCacheMode;
+
+/**
+ * Settings of {@link RemoraRouter}, as plain values with defaults (the agent maps its {@code remora.*} properties onto
+ * them; this module reads no {@code remora.*} property itself).
+ */
+public final class RouterOptions {
+    /** Server threads: a pool made ahead of time, or the thread that reads the connection. */
+    public enum Dispatch { POOL, INLINE }
+
+    /** Technologies offered: socket only, or the fabric one too (auto and fabric differ only in how loud a fallback is). */
+    public enum Transport { AUTO, SOCKET, FABRIC }
+
+    /** How non-primitive arguments, results and exceptions are marshalled: Remora's serializer or JDK serialization. */
+    public enum Serializer { FAST, JDK }
+
+    Dispatch dispatch = Dispatch.POOL;
+    int poolThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    int probeTimeoutMillis = 2000;
+    int connectTimeoutMillis = 10_000;
+    int responseTimeoutMillis = Integer.getInteger("sun.rmi.transport.tcp.responseTimeout", 0);
+    int idleCheckMillis = 1000;
+    int maxFrameBytes = 512 * 1024 * 1024;
+    RouterListener listener = RouterListener.NONE;
+    Transport transport = Transport.AUTO;
+    boolean nativeEnabled = true;
+    String fabricProvider = "auto";
+    long fabricSpinNanos = -1;
+    Serializer serializer = Serializer.FAST;
+    TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
+
+    public static RouterOptions defaults() {
+        return new RouterOptions();
+    }
+
+    /** remora.dispatch: pool (default) or inline. */
+    public RouterOptions dispatch(Dispatch d) {
+        dispatch = d;
+        return this;
+    }
+
+    /** Threads started ahead of time for {@link Dispatch#POOL}; more are added only while all are busy. */
+    public RouterOptions poolThreads(int n) {
+        poolThreads = Math.max(1, n);
+        return this;
+    }
+
+    /**
+     * How long a client waits for a server's answer to Remora's hello on the first call to an endpoint before it takes
+     * the endpoint for a plain JRMP one (a JRMP server answers at once by closing).
+     */
+    public RouterOptions probeTimeoutMillis(int ms) {
+        probeTimeoutMillis = ms;
+        return this;
+    }
+
+    /** TCP connect timeout of Remora's connections. */
+    public RouterOptions connectTimeoutMillis(int ms) {
+        connectTimeoutMillis = ms;
+        return this;
+    }
+
+    /** Like {@code sun.rmi.transport.tcp.responseTimeout} (its default): 0 waits for a reply forever. */
+    public RouterOptions responseTimeoutMillis(int ms) {
+        responseTimeoutMillis = ms;
+        return this;
+    }
+
+    /** A connection idle longer than this is checked for a closed peer before a call is sent on it. */
+    public RouterOptions idleCheckMillis(int ms) {
+        idleCheckMillis = ms;
+        return this;
+    }
+
+    /** Largest frame accepted from a peer; a larger length closes the connection as malformed. */
+    public RouterOptions maxFrameBytes(int n) {
+        maxFrameBytes = n;
+        return this;
+    }
+
+    public RouterOptions listener(RouterListener l) {
+        listener = l == null ? RouterListener.NONE : l;
+        return this;
+    }
+
+    /** remora.transport (jrmp is the agent's business: it installs no router then). */
+    public RouterOptions transport(Transport t) {
+        transport = t == null ? Transport.AUTO : t;
+        return this;
+    }
+
+    /** remora.native: false never loads the native library (the fabric technology is then unavailable). */
+    public RouterOptions nativeEnabled(boolean on) {
+        nativeEnabled = on;
+        return this;
+    }
+
+    /** remora.fabric.provider: "auto", or a libfabric provider (shm, tcp, verbs, efa, or a full name). */
+    public RouterOptions fabricProvider(String provider) {
+        fabricProvider = provider == null || provider.isBlank() ? "auto" : provider.trim();
+        return this;
+    }
+
+    /** remora.fabric.spin: nanoseconds a fabric receiver polls before it sleeps; negative = the fabric default. */
+    public RouterOptions fabricSpinNanos(long nanos) {
+        fabricSpinNanos = nanos;
+        return this;
+    }
+
+    /** remora.serializer: fast (default; generated serializers, per-connection type cache) or jdk. */
+    public RouterOptions serializer(Serializer s) {
+        serializer = s == null ? Serializer.FAST : s;
+        return this;
+    }
+
+    /** remora.typecache: types described once per connection (default) or on every call. */
+    public RouterOptions typeCache(TypeCacheMode mode) {
+        typeCache = mode == null ? TypeCacheMode.CONNECTION : mode;
+        return this;
+    }
+}

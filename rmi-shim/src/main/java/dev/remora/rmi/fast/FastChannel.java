@@ -1,0 +1,155 @@
+package dev.remora.rmi.fast;
+
+import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.ReadTypeTable;
+import dev.remora.serializer.SerializerOptions;
+import dev.remora.serializer.TypeCacheMode;
+import dev.remora.serializer.WriteTypeTable;
+import java.io.IOException;
+import java.io.ObjectInputFilter;
+import java.util.IdentityHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The fast serializer's state of one side of one Remora connection: a write-side and a read-side type table
+ * (separate objects), and one reused stream for each (seed 003: objects reset per call, types kept per connection).
+ *
+ * <p>Type ids are assigned in the order messages are written and learnt in the order they are read, so:
+ * <ul>
+ *   <li>writing is serialized: {@link #lockWrite()} is held from {@link #beginWrite()} until the frame is sent, so
+ *       frames leave in the order their descriptors were assigned;</li>
+ *   <li>reading happens in arrival order, on the connection's reading thread (the client's leader, the server's
+ *       reader), one message at a time. A message's new descriptors sit in its prelude, read by
+ *       {@link #beginRead}; a failure there leaves the tables out of step and marks the channel {@link #broken()}:
+ *       the connection must close. A failure later in the body costs only that call.</li>
+ * </ul>
+ * Streams are made on first use, so a side that only ever receives fast frames (a peer configured
+ * {@code remora.serializer=jdk} answering a fast one) pays nothing for the writer.
+ */
+public final class FastChannel {
+    private final SerializerOptions options;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private final WriteTypeTable writeTypes = new WriteTypeTable();
+    private final ReadTypeTable readTypes = new ReadTypeTable();
+    private RmiFastOutput out; // guarded by writeLock
+    private RmiFastInput in; // used by the reading thread only
+    /** Readers for objects exported with their own ObjectInputFilter (a stream's filter can be set only once). */
+    private IdentityHashMap<ObjectInputFilter, RmiFastInput> filtered;
+    private int sizeBefore;
+    private volatile Thread reading;
+    private volatile IOException broken;
+
+    public FastChannel(SerializerOptions options) {
+        this.options = options;
+    }
+
+    public FastChannel(TypeCacheMode mode) {
+        this(SerializerOptions.DEFAULTS.withTypeCache(mode));
+    }
+
+    public void lockWrite() {
+        writeLock.lock();
+    }
+
+    public void unlockWrite() {
+        writeLock.unlock();
+    }
+
+    /**
+     * True while this thread is writing or reading a message of this channel: a call made from inside a class's
+     * {@code writeObject}/{@code readObject} must not reuse the channel's streams (the router sends it by JRMP).
+     */
+    public boolean busyOnThisThread() {
+        return writeLock.isHeldByCurrentThread() || reading == Thread.currentThread();
+    }
+
+    /** The prelude of a received message could not be read: the type tables are out of step. */
+    public IOException broken() {
+        return broken;
+    }
+
+    /** Starts a message (the write lock must be held). */
+    public RmiFastOutput beginWrite() throws IOException {
+        RmiFastOutput o = out;
+        if (o == null) {
+            out = o = new RmiFastOutput(writeTypes, options);
+        }
+        sizeBefore = options.typeCache() == TypeCacheMode.CALL ? 0 : writeTypes.size();
+        o.beginCall();
+        return o;
+    }
+
+    /** Ends the message and appends it to {@code dst}; returns how many type descriptors it carries. */
+    public int finishWrite(FrameBuffer dst) {
+        RmiFastOutput o = out;
+        o.finishCall();
+        dst.write(o.array(), o.offset(), o.length());
+        return writeTypes.size() - sizeBefore;
+    }
+
+    /** The message will not be sent: its types are forgotten. */
+    public void abortWrite() {
+        if (out != null) {
+            out.abortCall();
+        }
+    }
+
+    /**
+     * Starts reading the message from {@code f}'s position to its end.
+     *
+     * @param server a server reading arguments (class resolution without a default loader)
+     * @param filter the exported object's own filter, or null for the JVM-wide one
+     * @throws IOException the prelude is bad: the channel is {@link #broken()}
+     */
+    public RmiFastInput beginRead(FrameBuffer f, boolean server, ObjectInputFilter filter) throws IOException {
+        IOException b = broken;
+        if (b != null) {
+            throw b;
+        }
+        RmiFastInput i = filter == null ? in : filteredReader(filter);
+        if (i == null) {
+            in = i = new RmiFastInput(readTypes, options);
+        }
+        i.server(server);
+        reading = Thread.currentThread();
+        int at = f.position();
+        try {
+            i.beginCall(f.array(), at, f.length() - at);
+        } catch (IOException | RuntimeException e) {
+            reading = null;
+            i.endCall();
+            IOException x = e instanceof IOException ? (IOException) e
+                    : new IOException("bad type descriptors in a Remora message: " + e, e);
+            broken = x;
+            throw x;
+        }
+        return i;
+    }
+
+    public void endRead(RmiFastInput i) {
+        i.endCall();
+        reading = null;
+    }
+
+    private RmiFastInput filteredReader(ObjectInputFilter filter) throws IOException {
+        if (filtered == null) {
+            filtered = new IdentityHashMap<>(4);
+        }
+        RmiFastInput i = filtered.get(filter);
+        if (i == null) {
+            i = new RmiFastInput(readTypes, options);
+            i.setStreamFilter(filter);
+            filtered.put(filter, i);
+        }
+        return i;
+    }
+
+    /** Types this side has described to the peer / learnt from it (tests, stats). */
+    public int writeTypes() {
+        return writeTypes.size();
+    }
+
+    public int readTypes() {
+        return readTypes.size();
+    }
+}

@@ -1,0 +1,52 @@
+package dev.remora.rmi.fast;
+
+import dev.remora.serializer.ClassResolver;
+import dev.remora.serializer.ReadTypeTable;
+import dev.remora.serializer.RemoraObjectInput;
+import dev.remora.serializer.SerializerOptions;
+import java.io.IOException;
+import java.rmi.server.RMIClassLoader;
+import java.util.Optional;
+
+/**
+ * Remora's deserializer with {@code sun.rmi.server.MarshalInputStream}'s class rule: the default loader is the latest
+ * user-defined loader on the stack (skipping Remora's own frames, which the JDK's stream would not see), except for a
+ * server reading arguments ({@code skipDefaultResolveClass}: none); then {@link RMIClassLoader#loadClass(String,
+ * String, ClassLoader)} with no codebase annotation (as with {@code java.rmi.server.useCodebaseOnly=true}, the
+ * default), i.e. the context class loader plus {@code java.rmi.server.codebase}.
+ *
+ * <p>Stubs read through here register their LiveRefs with the DGC directly: {@code LiveRef.read} sees an input that
+ * is not a {@code ConnectionInputStream} and calls {@code DGCClient.registerRefs} at once.
+ */
+public final class RmiFastInput extends RemoraObjectInput {
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
+    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
+    private boolean server;
+
+    public RmiFastInput(ReadTypeTable types, SerializerOptions options) throws IOException {
+        super(types, options);
+    }
+
+    /** true while a server reads arguments: no default loader, the context class loader (the impl's) decides. */
+    void server(boolean on) {
+        server = on;
+    }
+
+    @Override
+    protected Class<?> resolveClassName(String name) throws IOException, ClassNotFoundException {
+        Class<?> p = ClassResolver.primitive(name);
+        if (p != null) {
+            return p;
+        }
+        ClassLoader dflt = server ? null : latestUserDefinedLoader();
+        return RMIClassLoader.loadClass((String) null, name, dflt);
+    }
+
+    /** Runs once per type per connection, never per object. */
+    private static ClassLoader latestUserDefinedLoader() {
+        Optional<ClassLoader> l = WALKER.walk(s -> s.map(StackWalker.StackFrame::getDeclaringClass)
+                .filter(c -> !c.getName().startsWith("dev.remora.")).map(Class::getClassLoader)
+                .filter(c -> c != null && c != PLATFORM).findFirst());
+        return l.orElse(null);
+    }
+}

@@ -1,0 +1,324 @@
+package dev.remora.rmi.jdk;
+
+import java.io.InputStream;
+import java.io.ObjectInputFilter;
+import java.io.ObjectInputStream;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.rmi.NoSuchObjectException;
+import java.rmi.Remote;
+import java.rmi.server.ObjID;
+import java.rmi.server.RMIClientSocketFactory;
+import java.rmi.server.RMIServerSocketFactory;
+
+/**
+ * The few JDK-internal RMI members Remora uses, as method handles looked up once. The agent opens
+ * {@code sun.rmi.server}, {@code sun.rmi.transport} and {@code sun.rmi.transport.tcp} to Remora's module
+ * ({@code Instrumentation.redefineModule}); tests pass {@code --add-opens}. Nothing here is called without that:
+ * {@link #check()} names the fix.
+ *
+ * <p>Every member exists with the same signature in JDK 17 and 25.
+ */
+public final class RmiInternals {
+    private static final MethodHandle GET_LIVE_REF;      // UnicastRef.getLiveRef()
+    private static final MethodHandle LIVE_REF_OBJID;    // LiveRef.getObjID()
+    private static final MethodHandle LIVE_REF_EP;       // LiveRef.getEndpoint()
+    private static final MethodHandle EP_HOST;           // TCPEndpoint.getHost()
+    private static final MethodHandle EP_PORT;           // TCPEndpoint.getPort()
+    private static final MethodHandle EP_CSF;            // TCPEndpoint.getClientSocketFactory()
+    private static final MethodHandle EP_SSF;            // TCPEndpoint.getServerSocketFactory()
+    private static final MethodHandle GET_TARGET;        // ObjectTable.getTarget(Remote)
+    private static final MethodHandle TARGET_IMPL;       // Target.getImpl()
+    private static final MethodHandle TARGET_STUB;       // Target.getStub()
+    private static final MethodHandle TARGET_CCL;        // Target.getContextClassLoader()
+    private static final MethodHandle TARGET_INC;        // Target.incrementCallCount()
+    private static final MethodHandle TARGET_DEC;        // Target.decrementCallCount()
+    private static final MethodHandle TARGET_REMOVED;    // Target.removed
+    private static final MethodHandle MARSHAL_IN;        // new MarshalInputStream(InputStream)
+    private static final MethodHandle SKIP_DEFAULT;      // MarshalInputStream.skipDefaultResolveClass()
+    private static final MethodHandle METHOD_HASH;       // Util.computeMethodHash(Method)
+    private static final Throwable FAILURE;
+
+    static {
+        MethodHandle[] h = new MethodHandle[17];
+        Throwable failure = null;
+        try {
+            // Loaded, not initialized: RMI's static state (host name, random ObjIDs) must be set up by the
+            // application's own first use, with its own system properties.
+            ClassLoader rmi = Remote.class.getClassLoader();
+            Class<?> unicastRef = Class.forName("sun.rmi.server.UnicastRef", false, rmi);
+            Class<?> liveRef = Class.forName("sun.rmi.transport.LiveRef", false, rmi);
+            Class<?> endpoint = Class.forName("sun.rmi.transport.Endpoint", false, rmi);
+            Class<?> tcpEndpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi);
+            Class<?> objectTable = Class.forName("sun.rmi.transport.ObjectTable", false, rmi);
+            Class<?> target = Class.forName("sun.rmi.transport.Target", false, rmi);
+            Class<?> marshalIn = Class.forName("sun.rmi.server.MarshalInputStream", false, rmi);
+            Class<?> util = Class.forName("sun.rmi.server.Util", false, rmi);
+            MethodHandles.Lookup me = MethodHandles.lookup();
+            MethodHandles.Lookup server = MethodHandles.privateLookupIn(unicastRef, me);
+            MethodHandles.Lookup transport = MethodHandles.privateLookupIn(target, me);
+            MethodHandles.Lookup tcp = MethodHandles.privateLookupIn(tcpEndpoint, me);
+            MethodType obj = MethodType.methodType(Object.class, Object.class);
+            h[0] = server.findVirtual(unicastRef, "getLiveRef", MethodType.methodType(liveRef)).asType(obj);
+            h[1] = transport.findVirtual(liveRef, "getObjID", MethodType.methodType(ObjID.class))
+                    .asType(MethodType.methodType(ObjID.class, Object.class));
+            h[2] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint)).asType(obj);
+            h[3] = tcp.findVirtual(tcpEndpoint, "getHost", MethodType.methodType(String.class))
+                    .asType(MethodType.methodType(String.class, Object.class));
+            h[4] = tcp.findVirtual(tcpEndpoint, "getPort", MethodType.methodType(int.class))
+                    .asType(MethodType.methodType(int.class, Object.class));
+            h[5] = tcp.findVirtual(tcpEndpoint, "getClientSocketFactory",
+                    MethodType.methodType(RMIClientSocketFactory.class)).asType(obj);
+            h[6] = tcp.findVirtual(tcpEndpoint, "getServerSocketFactory",
+                    MethodType.methodType(RMIServerSocketFactory.class)).asType(obj);
+            h[7] = transport.findStatic(objectTable, "getTarget", MethodType.methodType(target, Remote.class))
+                    .asType(MethodType.methodType(Object.class, Remote.class));
+            h[8] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class))
+                    .asType(MethodType.methodType(Remote.class, Object.class));
+            h[9] = transport.findVirtual(target, "getStub", MethodType.methodType(Remote.class))
+                    .asType(MethodType.methodType(Remote.class, Object.class));
+            h[10] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class))
+                    .asType(MethodType.methodType(ClassLoader.class, Object.class));
+            h[11] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class))
+                    .asType(MethodType.methodType(void.class, Object.class));
+            h[12] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class))
+                    .asType(MethodType.methodType(void.class, Object.class));
+            h[13] = transport.findGetter(target, "removed", boolean.class)
+                    .asType(MethodType.methodType(boolean.class, Object.class));
+            h[14] = server.findConstructor(marshalIn, MethodType.methodType(void.class, InputStream.class))
+                    .asType(MethodType.methodType(ObjectInputStream.class, InputStream.class));
+            h[15] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class))
+                    .asType(MethodType.methodType(void.class, ObjectInputStream.class));
+            h[16] = server.findStatic(util, "computeMethodHash", MethodType.methodType(long.class, Method.class));
+        } catch (Throwable t) {
+            failure = t;
+        }
+        GET_LIVE_REF = h[0];
+        LIVE_REF_OBJID = h[1];
+        LIVE_REF_EP = h[2];
+        EP_HOST = h[3];
+        EP_PORT = h[4];
+        EP_CSF = h[5];
+        EP_SSF = h[6];
+        GET_TARGET = h[7];
+        TARGET_IMPL = h[8];
+        TARGET_STUB = h[9];
+        TARGET_CCL = h[10];
+        TARGET_INC = h[11];
+        TARGET_DEC = h[12];
+        TARGET_REMOVED = h[13];
+        MARSHAL_IN = h[14];
+        SKIP_DEFAULT = h[15];
+        METHOD_HASH = h[16];
+        FAILURE = failure;
+    }
+
+    private RmiInternals() {
+    }
+
+    /** Throws, naming the fix, when the JDK's RMI internals are not reachable. */
+    public static void check() {
+        if (FAILURE != null) {
+            throw new IllegalStateException("Remora cannot reach the JDK's RMI internals (" + FAILURE + "): the agent"
+                    + " opens sun.rmi.server, sun.rmi.transport and sun.rmi.transport.tcp to itself; outside the agent"
+                    + " pass --add-opens java.rmi/<package>=ALL-UNNAMED for each", FAILURE);
+        }
+    }
+
+    /** The LiveRef of a {@code sun.rmi.server.UnicastRef} (client) or {@code UnicastServerRef} (server). */
+    public static Object liveRef(Object unicastRef) throws Throwable {
+        return GET_LIVE_REF.invokeExact(unicastRef);
+    }
+
+    public static ObjID objId(Object liveRef) throws Throwable {
+        return (ObjID) LIVE_REF_OBJID.invokeExact(liveRef);
+    }
+
+    /** The LiveRef's endpoint: a TCPEndpoint, whose equals/hashCode cover host, port and both socket factories. */
+    public static Object endpoint(Object liveRef) throws Throwable {
+        return LIVE_REF_EP.invokeExact(liveRef);
+    }
+
+    public static boolean isTcpEndpoint(Object ep) {
+        return ep != null && ep.getClass().getName().equals("sun.rmi.transport.tcp.TCPEndpoint");
+    }
+
+    public static String host(Object tcpEndpoint) throws Throwable {
+        return (String) EP_HOST.invokeExact(tcpEndpoint);
+    }
+
+    public static int port(Object tcpEndpoint) throws Throwable {
+        return (int) EP_PORT.invokeExact(tcpEndpoint);
+    }
+
+    /** True when the endpoint uses custom socket factories (SSL, ...): Remora leaves it to JRMP. */
+    public static boolean hasSocketFactories(Object tcpEndpoint) throws Throwable {
+        return EP_CSF.invokeExact(tcpEndpoint) != null || EP_SSF.invokeExact(tcpEndpoint) != null;
+    }
+
+    /** ObjectTable's Target of an exported object, or null. */
+    public static Object target(Remote impl) throws Throwable {
+        return GET_TARGET.invokeExact(impl);
+    }
+
+    public static Remote targetImpl(Object target) throws Throwable {
+        return (Remote) TARGET_IMPL.invokeExact(target);
+    }
+
+    public static Remote targetStub(Object target) throws Throwable {
+        return (Remote) TARGET_STUB.invokeExact(target);
+    }
+
+    public static ClassLoader targetLoader(Object target) throws Throwable {
+        return (ClassLoader) TARGET_CCL.invokeExact(target);
+    }
+
+    /** As Transport.serviceCall: throws NoSuchObjectException when the object is being unexported. */
+    public static void enterCall(Object target) throws NoSuchObjectException {
+        try {
+            TARGET_INC.invokeExact(target);
+        } catch (NoSuchObjectException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    public static void exitCall(Object target) {
+        try {
+            TARGET_DEC.invokeExact(target);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    public static boolean targetRemoved(Object target) throws Throwable {
+        return (boolean) TARGET_REMOVED.invokeExact(target);
+    }
+
+    /**
+     * RMI's own input stream (class annotations, codebase loading, LiveRef DGC registration); the JVM-wide
+     * ObjectInputFilter applies as for any ObjectInputStream.
+     */
+    public static ObjectInputStream marshalInput(InputStream in, boolean server) throws Throwable {
+        ObjectInputStream s = (ObjectInputStream) MARSHAL_IN.invokeExact(in);
+        if (server) {
+            SKIP_DEFAULT.invokeExact(s);
+        }
+        return s;
+    }
+
+    /** RMI's method hash, exactly as stubs compute it. */
+    public static long methodHash(Method m) throws Throwable {
+        return (long) METHOD_HASH.invokeExact(m);
+    }
+
+    /** Target.getDispatcher() and UnicastServerRef.filter, looked up on first use (fast serializer only). */
+    private static final class Filters {
+        static final MethodHandle DISPATCHER;
+        static final MethodHandle FILTER;
+        static final Class<?> SERVER_REF;
+
+        static {
+            try {
+                ClassLoader rmi = Remote.class.getClassLoader();
+                Class<?> target = Class.forName("sun.rmi.transport.Target", false, rmi);
+                Class<?> dispatcher = Class.forName("sun.rmi.server.Dispatcher", false, rmi);
+                SERVER_REF = Class.forName("sun.rmi.server.UnicastServerRef", false, rmi);
+                MethodHandles.Lookup me = MethodHandles.lookup();
+                DISPATCHER = MethodHandles.privateLookupIn(target, me)
+                        .findVirtual(target, "getDispatcher", MethodType.methodType(dispatcher))
+                        .asType(MethodType.methodType(Object.class, Object.class));
+                FILTER = MethodHandles.privateLookupIn(SERVER_REF, me)
+                        .findGetter(SERVER_REF, "filter", ObjectInputFilter.class)
+                        .asType(MethodType.methodType(ObjectInputFilter.class, Object.class));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("UnicastServerRef.filter not reachable: " + e, e);
+            }
+        }
+    }
+
+    /**
+     * The filter an object was exported with ({@code UnicastRemoteObject.exportObject(obj, port, filter)}), which
+     * {@code UnicastServerRef.unmarshalCustomCallData} sets on the argument stream; null for none.
+     */
+    public static ObjectInputFilter targetFilter(Object target) throws Throwable {
+        Object disp = Filters.DISPATCHER.invokeExact(target);
+        return Filters.SERVER_REF.isInstance(disp) ? (ObjectInputFilter) Filters.FILTER.invokeExact(disp) : null;
+    }
+
+    /**
+     * {@code TCPTransport.threadConnectionHandler}, read on first use (a JRMP connection was accepted, so the class is
+     * initialized by then).
+     */
+    private static final class Handlers {
+        static final ThreadLocal<Object> CONNECTION_HANDLER;
+
+        static {
+            try {
+                Field f = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, Remote.class.getClassLoader())
+                        .getDeclaredField("threadConnectionHandler");
+                f.setAccessible(true);
+                @SuppressWarnings("unchecked")
+                ThreadLocal<Object> t = (ThreadLocal<Object>) f.get(null);
+                CONNECTION_HANDLER = t;
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("TCPTransport.threadConnectionHandler not reachable: " + e, e);
+            }
+        }
+    }
+
+    /** The ConnectionHandler constructor and TCPEndpoint.transport, looked up on first use (co-located calls). */
+    private static final class LocalHandlers {
+        static final MethodHandle NEW_HANDLER; // new TCPTransport.ConnectionHandler(TCPTransport, Socket, String)
+        static final MethodHandle EP_TRANSPORT; // TCPEndpoint.transport
+
+        static {
+            try {
+                ClassLoader rmi = Remote.class.getClassLoader();
+                Class<?> transport = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, rmi);
+                Class<?> handler = Class.forName("sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", false, rmi);
+                Class<?> tcpEndpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi);
+                MethodHandles.Lookup l = MethodHandles.privateLookupIn(transport, MethodHandles.lookup());
+                NEW_HANDLER = l.findConstructor(handler, MethodType.methodType(void.class, transport,
+                        java.net.Socket.class, String.class)).asType(MethodType.methodType(Object.class,
+                        Object.class, java.net.Socket.class, String.class));
+                EP_TRANSPORT = MethodHandles.privateLookupIn(tcpEndpoint, MethodHandles.lookup())
+                        .findGetter(tcpEndpoint, "transport", transport)
+                        .asType(MethodType.methodType(Object.class, Object.class));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("TCPTransport.ConnectionHandler not reachable: " + e, e);
+            }
+        }
+    }
+
+    /**
+     * A JRMP ConnectionHandler of the transport that serves {@code localEndpoint} (an endpoint of this JVM), with no
+     * socket, whose {@code getClientHost()} answers {@code clientHost}: set as the thread's handler during a
+     * co-located call so {@code RemoteServer.getClientHost()} answers as under JRMP.
+     */
+    public static Object localConnectionHandler(Object localEndpoint, String clientHost) throws Throwable {
+        Object transport = LocalHandlers.EP_TRANSPORT.invokeExact(localEndpoint);
+        if (transport == null) {
+            throw new IllegalStateException("the endpoint has no transport: not an endpoint of this JVM");
+        }
+        return LocalHandlers.NEW_HANDLER.invokeExact(transport, (java.net.Socket) null, clientHost);
+    }
+
+    /** Makes {@code RemoteServer.getClientHost()} answer from {@code handler} on this thread; returns the old one. */
+    public static Object setConnectionHandler(Object handler) {
+        ThreadLocal<Object> handlers = Handlers.CONNECTION_HANDLER;
+        Object old = handlers.get();
+        if (handler == null) {
+            handlers.remove();
+        } else {
+            handlers.set(handler);
+        }
+        return old;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.remora.rmi.transport;
+
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.Closeable;
+import java.io.IOException;
+
+/**
+ * One connection between two Remora JVMs, carrying whole frames (see {@code dev.remora.rmi.wire.Frame}). Message
+ * oriented on purpose: a stream transport cuts its stream into frames, a libfabric endpoint maps a frame to a
+ * message. Sending is thread-safe (frames of concurrent senders never interleave); receiving is done by one thread at
+ * a time, which the caller guarantees.
+ */
+public interface Link extends Closeable {
+
+    /** Sends {@code frame.array()[0, frame.length())}, one whole frame. */
+    void send(FrameBuffer frame) throws IOException;
+
+    /**
+     * Blocks for the next frame and copies it whole (header included) into the buffer {@code sink} chooses from its
+     * header.
+     *
+     * @param timeoutMillis 0 waits forever; else a {@link java.net.SocketTimeoutException} after that long
+     * @throws java.io.EOFException when the peer closed the connection
+     * @throws MalformedFrameException when the peer sent something that is not a frame (the link is then unusable)
+     */
+    FrameBuffer receive(Sink sink, int timeoutMillis) throws IOException;
+
+    /**
+     * Cheap check, for a connection that sat idle, that the peer has not gone away. Called only by the thread allowed
+     * to receive, and only when no reply is awaited.
+     */
+    boolean stillOpen();
+
+    boolean isOpen();
+
+    /** Closes the connection; never throws. */
+    @Override
+    void close();
+
+    /** host:port of the peer, for messages. */
+    String peer();
+
+    /** Chooses where a frame goes once its header is known. */
+    interface Sink {
+        /** @return a buffer (its content is replaced) for the frame of {@code length} bytes */
+        FrameBuffer bufferFor(byte kind, int callId, int length);
+    }
+}

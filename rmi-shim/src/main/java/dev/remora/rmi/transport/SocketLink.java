@@ -1,0 +1,174 @@
+package dev.remora.rmi.transport;
+
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+
+/**
+ * {@link Link} over a TCP socket. Reads through its own buffer so that a small frame costs one {@code read} system
+ * call; each frame is sent with one {@code write}. No allocation per frame.
+ */
+final class SocketLink implements Link {
+    private final Socket socket;
+    private final InputStream in;
+    private final OutputStream out;
+    private final Object sendLock = new Object();
+    private final int maxFrame;
+    private final String peer;
+    private final byte[] rbuf = new byte[64 * 1024];
+    private int rpos;
+    private int rlim;
+    private int soTimeout;
+    private volatile boolean open = true;
+
+    SocketLink(Socket socket, int maxFrame) throws IOException {
+        this.socket = socket;
+        this.maxFrame = maxFrame;
+        socket.setTcpNoDelay(true);
+        socket.setSoTimeout(0);
+        this.in = socket.getInputStream();
+        this.out = socket.getOutputStream();
+        this.peer = socket.getInetAddress().getHostAddress() + ":" + socket.getPort();
+    }
+
+    @Override
+    public void send(FrameBuffer frame) throws IOException {
+        synchronized (sendLock) {
+            try {
+                out.write(frame.array(), 0, frame.length());
+            } catch (IOException e) {
+                close();
+                throw e;
+            }
+        }
+    }
+
+    @Override
+    public FrameBuffer receive(Sink sink, int timeoutMillis) throws IOException {
+        setTimeout(timeoutMillis);
+        fill(Frame.HEADER);
+        int length = FrameBuffer.getInt(rbuf, rpos);
+        byte kind = rbuf[rpos + Frame.OFF_KIND];
+        if (length < Frame.HEADER || length > maxFrame || kind < Frame.CALL || kind > Frame.ACK) {
+            close();
+            throw new MalformedFrameException("malformed Remora frame from " + peer + ": length " + length
+                    + ", kind " + kind + " (largest frame accepted: " + maxFrame + " bytes); connection closed");
+        }
+        int callId = FrameBuffer.getInt(rbuf, rpos + Frame.OFF_CALL_ID);
+        FrameBuffer dst = sink.bufferFor(kind, callId, length);
+        byte[] d = dst.prepareReceive(length);
+        int have = Math.min(length, rlim - rpos);
+        System.arraycopy(rbuf, rpos, d, 0, have);
+        rpos += have;
+        // The rest of a large frame goes straight into the destination.
+        readFully(d, have, length - have);
+        return dst;
+    }
+
+    /** Makes at least n bytes available in rbuf from rpos. */
+    private void fill(int n) throws IOException {
+        if (rlim - rpos >= n) {
+            return;
+        }
+        if (rpos > 0) {
+            System.arraycopy(rbuf, rpos, rbuf, 0, rlim - rpos);
+            rlim -= rpos;
+            rpos = 0;
+        }
+        while (rlim < n) {
+            int k = read(rbuf, rlim, rbuf.length - rlim);
+            rlim += k;
+        }
+    }
+
+    private void readFully(byte[] d, int off, int len) throws IOException {
+        while (len > 0) {
+            int k = read(d, off, len);
+            off += k;
+            len -= k;
+        }
+    }
+
+    private int read(byte[] b, int off, int len) throws IOException {
+        int k;
+        try {
+            k = in.read(b, off, len);
+        } catch (SocketTimeoutException e) {
+            throw e;
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+        if (k < 0) {
+            close();
+            throw new EOFException("connection to " + peer + " closed by the peer");
+        }
+        return k;
+    }
+
+    private void setTimeout(int millis) throws IOException {
+        if (millis != soTimeout) {
+            socket.setSoTimeout(millis);
+            soTimeout = millis;
+        }
+    }
+
+    @Override
+    public boolean stillOpen() {
+        if (!open) {
+            return false;
+        }
+        if (rlim > rpos) {
+            return true;
+        }
+        try {
+            setTimeout(1);
+            if (rpos > 0) {
+                rpos = 0;
+                rlim = 0;
+            }
+            int k = in.read(rbuf, rlim, rbuf.length - rlim);
+            if (k < 0) {
+                close();
+                return false;
+            }
+            rlim += k;
+            return true;
+        } catch (SocketTimeoutException e) {
+            return true;
+        } catch (IOException e) {
+            close();
+            return false;
+        }
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open && !socket.isClosed();
+    }
+
+    @Override
+    public String peer() {
+        return peer;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "socket link to " + peer;
+    }
+}

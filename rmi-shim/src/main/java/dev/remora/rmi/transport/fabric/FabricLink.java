@@ -1,0 +1,169 @@
+package dev.remora.rmi.transport.fabric;
+
+import dev.remora.fabric.FabricEndpoint;
+import dev.remora.rmi.RouterListener;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.MalformedFrameException;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@link Link} over one libfabric endpoint per connection: a frame is one fabric message.
+ *
+ * <p>Sending copies the frame's bytes once into the endpoint's native staging buffer (the array is never pinned).
+ * Receiving waits with the endpoint's adaptive spin-then-block (polls, then polls with {@code sched_yield} for the
+ * configured spin budget, then sleeps), and copies the message from its native slot into the buffer the
+ * {@link Link.Sink} picks: one copy, no allocation.
+ *
+ * <p>Liveness: libfabric's RDM endpoints are connectionless, so a peer that dies is not noticed by the fabric (shm
+ * never reports it). The TCP connection the link was negotiated over therefore stays open and silent; a daemon
+ * watcher thread blocks in its {@code read}. When the peer closes it (or its process dies and the kernel closes
+ * it), the watcher closes the link: the endpoint's close wakes a blocked receive or send, which then throws
+ * {@link EOFException}, so pending calls fail at once as on the socket link. {@link #stillOpen()} just reads the
+ * watcher's verdict. {@link #close()} closes the socket (the peer's watcher sees it) and frees the endpoint.
+ *
+ * <p>A known edge: a frame the peer sent just before closing its socket may be lost if the watcher closes this
+ * endpoint before the receiver took it (the peer is gone either way, and no caller waits on such a frame except a
+ * one-way call, which JRMP does not promise either).
+ */
+public final class FabricLink implements Link {
+    private final Socket socket;
+    private final FabricEndpoint endpoint;
+    private final long peerHandle;
+    private final int maxFrame;
+    private final String peer;
+    private final RouterListener listener;
+    private volatile boolean open = true;
+    private volatile boolean peerClosed;
+
+    /**
+     * @param socket the negotiated connection, past every handshake; kept open as the liveness signal
+     * @param endpoint an endpoint that has inserted the peer as {@code peerHandle}; owned by the link from now on
+     */
+    public FabricLink(Socket socket, FabricEndpoint endpoint, long peerHandle, int maxFrame, RouterListener listener) {
+        this.socket = socket;
+        this.endpoint = endpoint;
+        this.peerHandle = peerHandle;
+        this.maxFrame = maxFrame;
+        this.listener = listener == null ? RouterListener.NONE : listener;
+        this.peer = socket.getInetAddress().getHostAddress() + ":" + socket.getPort();
+    }
+
+    /** Starts the liveness watcher; call once the link is handed to its user. */
+    public void start() throws IOException {
+        socket.setSoTimeout(0);
+        InputStream in = socket.getInputStream();
+        Thread t = new Thread(() -> watch(in), "remora-fabric-watch-" + peer);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void watch(InputStream in) {
+        try {
+            int b = in.read();
+            if (b >= 0 && open) {
+                listener.note("fabric-liveness:" + peer, "the peer " + peer + " wrote on the fabric link's"
+                        + " liveness connection, which must stay silent; link closed");
+            }
+        } catch (IOException e) {
+            // reset or closed: the peer is gone either way
+        }
+        if (open) {
+            peerClosed = true;
+            close();
+        }
+    }
+
+    /** The provider this link runs on, e.g. "shm". */
+    public String provider() {
+        return endpoint.provider();
+    }
+
+    @Override
+    public void send(FrameBuffer frame) throws IOException {
+        try {
+            endpoint.send(peerHandle, null, frame.array(), 0, frame.length());
+        } catch (ClosedChannelException e) { // includes AsynchronousCloseException
+            throw closed(e);
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+    }
+
+    @Override
+    public FrameBuffer receive(Sink sink, int timeoutMillis) throws IOException {
+        int n;
+        try {
+            n = endpoint.receive(timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+        } catch (ClosedChannelException e) {
+            throw closed(e);
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+        if (n == FabricEndpoint.TIMEOUT) {
+            throw new SocketTimeoutException("no frame from " + peer + " within " + timeoutMillis + " ms");
+        }
+        ByteBuffer m = endpoint.received();
+        int length = n >= Frame.HEADER ? m.getInt(0) : -1;
+        byte kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
+        if (length != n || length > maxFrame || kind < Frame.CALL || kind > Frame.ACK) {
+            close();
+            throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: a message of "
+                    + n + " bytes, header length " + length + ", kind " + kind + " (largest frame accepted: "
+                    + maxFrame + " bytes); connection closed");
+        }
+        FrameBuffer dst = sink.bufferFor(kind, m.getInt(Frame.OFF_CALL_ID), length);
+        byte[] d = dst.prepareReceive(length);
+        m.get(0, d, 0, length);
+        return dst;
+    }
+
+    private IOException closed(IOException cause) {
+        close();
+        IOException e = peerClosed ? new EOFException("connection to " + peer + " closed by the peer")
+                : new EOFException("fabric link to " + peer + " closed");
+        e.initCause(cause);
+        return e;
+    }
+
+    @Override
+    public boolean stillOpen() {
+        return open;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public String peer() {
+        return peer;
+    }
+
+    @Override
+    public void close() {
+        open = false;
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        endpoint.close(); // idempotent; wakes a blocked receive or send
+    }
+
+    @Override
+    public String toString() {
+        return "fabric link to " + peer + " over " + endpoint.provider();
+    }
+}

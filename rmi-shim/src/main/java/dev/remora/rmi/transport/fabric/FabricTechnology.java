@@ -1,0 +1,354 @@
+package dev.remora.rmi.transport.fabric;
+
+import dev.remora.fabric.Fabric;
+import dev.remora.fabric.FabricEndpoint;
+import dev.remora.fabric.FabricOptions;
+import dev.remora.rmi.RouterListener;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.Technology;
+import dev.remora.rmi.wire.Frame;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Remora's frames over libfabric (seed 000's "technology object" for a user-level network): chosen in the hello
+ * when both JVMs have the native library, else the socket technology is.
+ *
+ * <p>{@link #open} runs a short handshake over the negotiated TCP connection: the client lists the providers it
+ * would use in order of preference; the server takes the first it also has, opens an endpoint and answers with the
+ * provider and its fabric address; the client opens the same provider, inserts the server and sends its own
+ * address; the server inserts it and acknowledges. At any step either side may answer "socket" instead (a provider
+ * that will not open, an address that will not insert): both then run the socket technology over that same TCP
+ * connection, so a broken libfabric costs a log line, never a call. The TCP connection then stays open, idle, as the
+ * liveness signal of the {@link FabricLink}.
+ *
+ * <p>Provider choice ({@code remora.fabric.provider=auto}): {@code shm} when both ends are on one host, else
+ * {@code verbs;ofi_rxm}, {@code efa}, {@code tcp;ofi_rxm}, the first both have. "One host" is judged from the TCP
+ * connection on each side: the remote address is a loopback address or equals the local one. That is exact for
+ * loopback and for a host talking to its own address, and it errs on the safe side (tcp) when two hosts' addresses
+ * differ; two containers sharing an address but not /dev/shm would wrongly pick shm, and would then fail the
+ * handshake's insert and fall back to socket. A forced provider ("shm", "tcp", "verbs", "efa" or a full name such as
+ * "udp;ofi_rxd") is the only candidate offered.
+ *
+ * <p>One endpoint per connection (not one per JVM with peer handles): each connection then has its own receive
+ * queue, which matches the shim's one-reader-per-connection model (server thread, client leader/follower) without
+ * demultiplexing by source, and closing a connection's endpoint wakes exactly its waiters. The cost is one endpoint
+ * (two 256 KiB receive slots) per peer JVM, which Remora has few of.
+ */
+public final class FabricTechnology implements Technology {
+    private static final int MAGIC = 0x524d4642; // "RMFB"
+    private static final byte OK = 0;
+    private static final byte USE_SOCKET = 1;
+    /** Remote providers in order of preference, as {@link Fabric#providers()} names them. */
+    private static final String[] REMOTE = {"verbs;ofi_rxm", "efa", "tcp;ofi_rxm"};
+
+    private final Settings settings;
+    private final Technology fallback;
+    private final FabricOptions fabricOptions;
+    private volatile Boolean available;
+
+    /** Everything the technology needs, as plain values (the agent maps the remora.* properties onto them). */
+    public static final class Settings {
+        final boolean requested;
+        final boolean nativeEnabled;
+        final String provider;
+        final long spinNanos;
+        final int maxFrame;
+        final int handshakeTimeoutMillis;
+        final RouterListener listener;
+
+        /**
+         * @param requested remora.transport=fabric (a fallback is then a warning) rather than auto
+         * @param nativeEnabled remora.native: false = unavailable without loading anything
+         * @param provider remora.fabric.provider: "auto" or a provider
+         * @param spinNanos remora.fabric.spin; negative = the fabric module's default
+         * @param maxFrame largest frame accepted from a peer
+         * @param handshakeTimeoutMillis how long each handshake read may wait
+         * @param listener where fallbacks and debug lines go
+         */
+        public Settings(boolean requested, boolean nativeEnabled, String provider, long spinNanos, int maxFrame,
+                int handshakeTimeoutMillis, RouterListener listener) {
+            this.requested = requested;
+            this.nativeEnabled = nativeEnabled;
+            this.provider = provider == null || provider.isBlank() ? "auto" : provider.trim();
+            this.spinNanos = spinNanos;
+            this.maxFrame = maxFrame;
+            this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+            this.listener = listener == null ? RouterListener.NONE : listener;
+        }
+    }
+
+    /**
+     * @param fallback the technology both sides switch to over the same connection when the fabric handshake fails
+     *     (the socket technology)
+     */
+    public FabricTechnology(Settings settings, Technology fallback) {
+        this.settings = settings;
+        this.fallback = fallback;
+        FabricOptions o = FabricOptions.defaults();
+        this.fabricOptions = settings.spinNanos >= 0 ? o.withSpinNanos(settings.spinNanos) : o;
+    }
+
+    @Override
+    public String name() {
+        return "fabric";
+    }
+
+    @Override
+    public int bit() {
+        return Frame.TECH_FABRIC;
+    }
+
+    /** Loads the native library on the first call (never at agent install); the answer is then cached. */
+    @Override
+    public boolean available() {
+        Boolean a = available;
+        if (a == null) {
+            synchronized (this) {
+                a = available;
+                if (a == null) {
+                    available = a = probe();
+                }
+            }
+        }
+        return a;
+    }
+
+    private boolean probe() {
+        if (!settings.nativeEnabled) {
+            if (settings.requested) {
+                settings.listener.fallback("fabric-unavailable", "remora.transport=fabric but remora.native=false:"
+                        + " Remora uses its socket transport (set remora.native=true to load libfabric)");
+            } else {
+                settings.listener.debug("remora.native=false: the fabric transport is not offered");
+            }
+            return false;
+        }
+        Throwable cause;
+        try {
+            if (Fabric.isAvailable()) {
+                settings.listener.debug("fabric transport available: libfabric " + Fabric.libfabricVersion()
+                        + ", providers " + Fabric.providers());
+                return true;
+            }
+            cause = Fabric.unavailabilityCause();
+        } catch (Throwable t) { // a broken library must never take the host down
+            cause = t;
+        }
+        settings.listener.fallback("fabric-unavailable", (settings.requested ? "remora.transport=fabric, but " : "")
+                + "the fabric transport is unavailable (" + (cause == null ? "no reason given" : cause.getMessage())
+                + "); Remora uses its socket transport" + (settings.requested ? "" : " (remora.transport=socket"
+                + " silences this)"));
+        return false;
+    }
+
+    @Override
+    public Link open(Socket socket, boolean client) throws IOException {
+        int saved = socket.getSoTimeout();
+        socket.setSoTimeout(settings.handshakeTimeoutMillis);
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        FabricLink link = client ? clientHandshake(socket, in, out) : serverHandshake(socket, in, out);
+        if (link == null) {
+            socket.setSoTimeout(saved);
+            return fallback.open(socket, client);
+        }
+        link.start();
+        settings.listener.debug("fabric link to " + link.peer() + " over " + link.provider());
+        return link;
+    }
+
+    /** The client proposes; returns null when both agreed on the socket technology instead. */
+    private FabricLink clientHandshake(Socket socket, DataInputStream in, DataOutputStream out) throws IOException {
+        List<String> candidates = candidates(sameHost(socket));
+        out.writeInt(MAGIC);
+        out.writeShort(candidates.size());
+        for (String c : candidates) {
+            out.writeUTF(c);
+        }
+        out.flush();
+        if (in.readInt() != MAGIC) {
+            throw new IOException("the peer broke the fabric handshake (wrong magic)");
+        }
+        if (in.readByte() != OK) {
+            fellBack(socket, "the server " + in.readUTF());
+            return null;
+        }
+        String provider = in.readUTF();
+        byte[] serverAddress = readBytes(in);
+        FabricEndpoint ep;
+        long peer;
+        try {
+            ep = FabricEndpoint.open(provider, fabricOptions);
+        } catch (IOException | RuntimeException | Error e) {
+            refuse(out, "could not open a " + provider + " endpoint: " + e.getMessage());
+            fellBack(socket, "this JVM could not open a " + provider + " endpoint (" + e.getMessage() + ")");
+            return null;
+        }
+        try {
+            peer = ep.insertPeer(serverAddress);
+        } catch (IOException | RuntimeException e) {
+            ep.close();
+            refuse(out, "could not insert the server's " + provider + " address: " + e.getMessage());
+            fellBack(socket, "this JVM could not insert the server's " + provider + " address (" + e.getMessage()
+                    + ")");
+            return null;
+        }
+        try {
+            out.writeInt(MAGIC);
+            out.writeByte(OK);
+            writeBytes(out, ep.address());
+            out.flush();
+            if (in.readByte() != OK) {
+                ep.close();
+                fellBack(socket, "the server " + in.readUTF());
+                return null;
+            }
+            return new FabricLink(socket, ep, peer, settings.maxFrame, settings.listener);
+        } catch (IOException | RuntimeException e) {
+            ep.close();
+            throw e;
+        }
+    }
+
+    /** The server answers; returns null when both agreed on the socket technology instead. */
+    private FabricLink serverHandshake(Socket socket, DataInputStream in, DataOutputStream out) throws IOException {
+        if (in.readInt() != MAGIC) {
+            throw new IOException("the peer broke the fabric handshake (wrong magic)");
+        }
+        int n = in.readUnsignedShort();
+        List<String> offered = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            offered.add(in.readUTF());
+        }
+        List<String> mine = candidates(sameHost(socket));
+        String provider = null;
+        for (String c : offered) {
+            if (mine.contains(c)) {
+                provider = c;
+                break;
+            }
+        }
+        if (provider == null) {
+            String why = "has no fabric provider in common (client offered " + offered + ", server has " + mine + ")";
+            refuse(out, why);
+            fellBack(socket, "the server " + why);
+            return null;
+        }
+        FabricEndpoint ep;
+        try {
+            ep = FabricEndpoint.open(provider, fabricOptions);
+        } catch (IOException | RuntimeException | Error e) {
+            String why = "could not open a " + provider + " endpoint: " + e.getMessage();
+            refuse(out, why);
+            fellBack(socket, "the server " + why);
+            return null;
+        }
+        try {
+            out.writeInt(MAGIC);
+            out.writeByte(OK);
+            out.writeUTF(provider);
+            writeBytes(out, ep.address());
+            out.flush();
+            if (in.readInt() != MAGIC) {
+                throw new IOException("the peer broke the fabric handshake (wrong magic)");
+            }
+            if (in.readByte() != OK) {
+                ep.close();
+                fellBack(socket, "the client " + in.readUTF());
+                return null;
+            }
+            byte[] clientAddress = readBytes(in);
+            long peer;
+            try {
+                peer = ep.insertPeer(clientAddress);
+            } catch (IOException | RuntimeException e) {
+                ep.close();
+                String why = "could not insert the client's " + provider + " address: " + e.getMessage();
+                refuse(out, why);
+                fellBack(socket, "the server " + why);
+                return null;
+            }
+            out.writeByte(OK);
+            out.flush();
+            return new FabricLink(socket, ep, peer, settings.maxFrame, settings.listener);
+        } catch (IOException | RuntimeException e) {
+            ep.close();
+            throw e;
+        }
+    }
+
+    private void fellBack(Socket socket, String why) {
+        String peer = socket.getInetAddress().getHostAddress();
+        settings.listener.fallback("fabric-handshake:" + peer, "no fabric link with " + peer + ": " + why
+                + "; this connection uses Remora's socket transport");
+    }
+
+    private static void refuse(DataOutputStream out, String why) throws IOException {
+        out.writeInt(MAGIC);
+        out.writeByte(USE_SOCKET);
+        out.writeUTF(why.length() > 1000 ? why.substring(0, 1000) : why);
+        out.flush();
+    }
+
+    private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {
+        out.writeShort(b.length);
+        out.write(b);
+    }
+
+    private static byte[] readBytes(DataInputStream in) throws IOException {
+        byte[] b = new byte[in.readUnsignedShort()];
+        in.readFully(b);
+        return b;
+    }
+
+    /** Providers this JVM would use for a peer, best first. */
+    List<String> candidates(boolean sameHost) {
+        List<String> have = Fabric.providers();
+        List<String> out = new ArrayList<>();
+        if (!"auto".equals(settings.provider)) {
+            String p = fullName(settings.provider);
+            if (have.contains(p)) {
+                out.add(p);
+            } else {
+                settings.listener.fallback("fabric-provider:" + p, "remora.fabric.provider=" + settings.provider
+                        + ": libfabric here has no RDM provider " + p + " (it has " + have + "); use one of those or"
+                        + " auto");
+            }
+            return out;
+        }
+        if (sameHost && have.contains("shm")) {
+            out.add("shm");
+        }
+        for (String r : REMOTE) {
+            if (have.contains(r)) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    /** "tcp" -> "tcp;ofi_rxm", "verbs" -> "verbs;ofi_rxm"; other names as given. */
+    static String fullName(String provider) {
+        switch (provider) {
+            case "tcp":
+                return "tcp;ofi_rxm";
+            case "verbs":
+                return "verbs;ofi_rxm";
+            default:
+                return provider;
+        }
+    }
+
+    /** Both ends on this host: the peer is a loopback address or this side's own address of the connection. */
+    static boolean sameHost(Socket socket) {
+        InetAddress remote = socket.getInetAddress();
+        InetAddress local = socket.getLocalAddress();
+        return remote != null && (remote.isLoopbackAddress() || remote.equals(local));
+    }
+}

@@ -1,0 +1,91 @@
+package dev.remora.rmi.wire;
+
+/**
+ * Remora's wire format. Every message is one frame; a frame is self-delimiting so that a message-oriented transport
+ * (libfabric) can carry it as one message and a stream transport (TCP) can cut the stream into frames.
+ *
+ * <pre>
+ * offset size  field
+ *  0      4    length    whole frame in bytes, this field included
+ *  4      1    kind      CALL, ONEWAY, REPLY, EXCEPTION, PING, PONG, ACK
+ *  5      1    flags     REPLY: NEEDS_ACK (the result carried remote references: ack once they are registered);
+ *                        CALL, ONEWAY, REPLY, EXCEPTION: FAST (the payload is in Remora's serializer format)
+ *  6      2    reserved  0
+ *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection
+ * CALL and ONEWAY go on with:
+ * 12     22    ObjID     objNum (8), UID unique (4), time (8), count (2), as ObjID.write
+ * 34      8    method    RMI's method hash (sun.rmi.server.Util.computeMethodHash)
+ * 42      ...  payload   arguments
+ * REPLY: 12 ... the result; EXCEPTION: 12 ... a JDK-serialized exception.
+ * </pre>
+ *
+ * Payload: if every value is primitive (or void), the values in order, big-endian, without a stream; else, without
+ * FAST, a JDK serialization stream with RMI's class annotations and remote-object replacement holding all values in
+ * order; with FAST, one message of Remora's serializer (dev.remora.serializer) whose type ids belong to the
+ * connection and direction, so such frames are written and read in order. Each side picks per frame: a receiver reads
+ * whatever the flag says, so peers configured with different serializers still work together.
+ *
+ * <p>Connection opening ({@link #HELLO_LENGTH} bytes each way): the client sends {@code MAGIC, VERSION (short),
+ * technologies (byte bitmask), 0}; a Remora server answers {@code MAGIC, VERSION, chosen technology, 0}. A JRMP
+ * server reads the first six bytes, sees the wrong magic and closes: the client then knows the endpoint is vanilla.
+ */
+public final class Frame {
+    /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
+    public static final int MAGIC = 0x524d5241;
+    public static final short VERSION = 1;
+    public static final int HELLO_LENGTH = 8;
+
+    public static final byte CALL = 1;
+    public static final byte ONEWAY = 2;
+    public static final byte REPLY = 3;
+    public static final byte EXCEPTION = 4;
+    public static final byte PING = 5;
+    public static final byte PONG = 6;
+    public static final byte ACK = 7;
+
+    public static final byte FLAG_NEEDS_ACK = 1;
+    public static final byte FLAG_FAST = 2;
+
+    public static final int HEADER = 12;
+    public static final int CALL_HEADER = HEADER + 22 + 8;
+    public static final int OFF_KIND = 4;
+    public static final int OFF_FLAGS = 5;
+    public static final int OFF_CALL_ID = 8;
+    public static final int OFF_OBJID = 12;
+    public static final int OFF_HASH = 34;
+
+    /** Technology bits of the hello. */
+    public static final int TECH_SOCKET = 1;
+    public static final int TECH_FABRIC = 2;
+
+    private Frame() {
+    }
+
+    /** Starts a frame in {@code b} (cleared): the header with a length to be set by {@link #finish}. */
+    public static void begin(FrameBuffer b, byte kind, byte flags, int callId) {
+        b.clear();
+        b.skip(4);
+        b.writeByte(kind);
+        b.writeByte(flags);
+        b.writeShort(0);
+        b.writeInt(callId);
+    }
+
+    /** Sets the length field once the payload is written. */
+    public static void finish(FrameBuffer b) {
+        b.putInt(0, b.length());
+    }
+
+    public static String kindName(int kind) {
+        switch (kind) {
+            case CALL: return "CALL";
+            case ONEWAY: return "ONEWAY";
+            case REPLY: return "REPLY";
+            case EXCEPTION: return "EXCEPTION";
+            case PING: return "PING";
+            case PONG: return "PONG";
+            case ACK: return "ACK";
+            default: return "unknown(" + kind + ")";
+        }
+    }
+}

@@ -1,0 +1,311 @@
+package dev.remora.rmi.wire;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ObjectOutput;
+import java.io.OutputStream;
+import java.io.UTFDataFormatException;
+
+/**
+ * A growable byte array that one thread fills with a frame (header, then payload) and sends, or receives a frame into
+ * and reads it back. Big-endian like {@code DataOutput}. It is an {@link ObjectOutput} so that JDK types which write
+ * themselves to one ({@code ObjID.write}) write straight into the frame, and an {@link OutputStream} / an
+ * {@link InputStream} ({@link #in()}) for the JDK serialization streams that wrap the payload.
+ *
+ * <p>Reused per thread or per connection: no allocation once it has grown to the largest frame seen.
+ */
+public final class FrameBuffer extends OutputStream implements ObjectOutput {
+    private byte[] buf;
+    private int limit;
+    private int pos;
+    private final Reader reader = new Reader();
+
+    public FrameBuffer(int capacity) {
+        buf = new byte[Math.max(64, capacity)];
+    }
+
+    public byte[] array() {
+        return buf;
+    }
+
+    /** Bytes written (when filling) or received (when reading). */
+    public int length() {
+        return limit;
+    }
+
+    public int position() {
+        return pos;
+    }
+
+    public void position(int p) {
+        pos = p;
+    }
+
+    /** Empties the buffer for writing. */
+    public FrameBuffer clear() {
+        limit = 0;
+        pos = 0;
+        return this;
+    }
+
+    /** Makes room for a received frame of {@code n} bytes and sets the length; the caller fills {@link #array()}. */
+    public byte[] prepareReceive(int n) {
+        if (buf.length < n) {
+            buf = new byte[Math.max(n, buf.length * 2)];
+        }
+        limit = n;
+        pos = 0;
+        return buf;
+    }
+
+    private void ensure(int more) {
+        int need = limit + more;
+        if (need > buf.length) {
+            byte[] b = new byte[Math.max(need, buf.length * 2)];
+            System.arraycopy(buf, 0, b, 0, limit);
+            buf = b;
+        }
+    }
+
+    /** Leaves {@code n} bytes to be filled later (with the put methods); returns their offset. */
+    public int skip(int n) {
+        ensure(n);
+        int at = limit;
+        limit += n;
+        return at;
+    }
+
+    public void putInt(int at, int v) {
+        buf[at] = (byte) (v >>> 24);
+        buf[at + 1] = (byte) (v >>> 16);
+        buf[at + 2] = (byte) (v >>> 8);
+        buf[at + 3] = (byte) v;
+    }
+
+    public static int getInt(byte[] b, int at) {
+        return (b[at] << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
+    }
+
+    public static long getLong(byte[] b, int at) {
+        return ((long) getInt(b, at) << 32) | (getInt(b, at + 4) & 0xffffffffL);
+    }
+
+    public static short getShort(byte[] b, int at) {
+        return (short) ((b[at] << 8) | (b[at + 1] & 0xff));
+    }
+
+    // ---- writing (OutputStream / DataOutput / ObjectOutput) ----
+
+    @Override
+    public void write(int b) {
+        ensure(1);
+        buf[limit++] = (byte) b;
+    }
+
+    @Override
+    public void write(byte[] b) {
+        write(b, 0, b.length);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+        ensure(len);
+        System.arraycopy(b, off, buf, limit, len);
+        limit += len;
+    }
+
+    @Override
+    public void writeBoolean(boolean v) {
+        write(v ? 1 : 0);
+    }
+
+    @Override
+    public void writeByte(int v) {
+        write(v);
+    }
+
+    @Override
+    public void writeShort(int v) {
+        ensure(2);
+        buf[limit++] = (byte) (v >>> 8);
+        buf[limit++] = (byte) v;
+    }
+
+    @Override
+    public void writeChar(int v) {
+        writeShort(v);
+    }
+
+    @Override
+    public void writeInt(int v) {
+        ensure(4);
+        putInt(limit, v);
+        limit += 4;
+    }
+
+    @Override
+    public void writeLong(long v) {
+        ensure(8);
+        putInt(limit, (int) (v >>> 32));
+        putInt(limit + 4, (int) v);
+        limit += 8;
+    }
+
+    @Override
+    public void writeFloat(float v) {
+        writeInt(Float.floatToIntBits(v));
+    }
+
+    @Override
+    public void writeDouble(double v) {
+        writeLong(Double.doubleToLongBits(v));
+    }
+
+    @Override
+    public void writeBytes(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            write(s.charAt(i));
+        }
+    }
+
+    @Override
+    public void writeChars(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            writeChar(s.charAt(i));
+        }
+    }
+
+    @Override
+    public void writeUTF(String s) throws IOException {
+        int n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            n += c >= 1 && c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        }
+        if (n > 65535) {
+            throw new UTFDataFormatException("string of " + n + " UTF bytes is too long");
+        }
+        writeShort(n);
+        ensure(n);
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c >= 1 && c < 0x80) {
+                buf[limit++] = (byte) c;
+            } else if (c < 0x800) {
+                buf[limit++] = (byte) (0xc0 | (c >> 6));
+                buf[limit++] = (byte) (0x80 | (c & 0x3f));
+            } else {
+                buf[limit++] = (byte) (0xe0 | (c >> 12));
+                buf[limit++] = (byte) (0x80 | ((c >> 6) & 0x3f));
+                buf[limit++] = (byte) (0x80 | (c & 0x3f));
+            }
+        }
+    }
+
+    /** Not a serialization stream: objects go through a JDK stream that wraps this buffer. */
+    @Override
+    public void writeObject(Object obj) throws IOException {
+        throw new IOException("FrameBuffer writes primitives only");
+    }
+
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void close() {
+    }
+
+    // ---- reading ----
+
+    public int remaining() {
+        return limit - pos;
+    }
+
+    private void need(int n) throws EOFException {
+        if (limit - pos < n) {
+            throw new EOFException("frame too short: needs " + n + " more bytes at " + pos + " of " + limit);
+        }
+    }
+
+    public byte readByte() throws EOFException {
+        need(1);
+        return buf[pos++];
+    }
+
+    public boolean readBoolean() throws EOFException {
+        return readByte() != 0;
+    }
+
+    public short readShort() throws EOFException {
+        need(2);
+        short v = getShort(buf, pos);
+        pos += 2;
+        return v;
+    }
+
+    public char readChar() throws EOFException {
+        return (char) readShort();
+    }
+
+    public int readInt() throws EOFException {
+        need(4);
+        int v = getInt(buf, pos);
+        pos += 4;
+        return v;
+    }
+
+    public long readLong() throws EOFException {
+        need(8);
+        long v = getLong(buf, pos);
+        pos += 8;
+        return v;
+    }
+
+    public float readFloat() throws EOFException {
+        return Float.intBitsToFloat(readInt());
+    }
+
+    public double readDouble() throws EOFException {
+        return Double.longBitsToDouble(readLong());
+    }
+
+    /** The unread rest of the frame as a stream (the same object every time: one reader per buffer). */
+    public InputStream in() {
+        return reader;
+    }
+
+    private final class Reader extends InputStream {
+        @Override
+        public int read() {
+            return pos < limit ? buf[pos++] & 0xff : -1;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (len == 0) {
+                return 0;
+            }
+            int n = Math.min(len, limit - pos);
+            if (n <= 0) {
+                return -1;
+            }
+            System.arraycopy(buf, pos, b, off, n);
+            pos += n;
+            return n;
+        }
+
+        @Override
+        public int available() {
+            return limit - pos;
+        }
+
+        @Override
+        public long skip(long n) {
+            int k = (int) Math.max(0, Math.min(n, limit - pos));
+            pos += k;
+            return k;
+        }
+    }
+}

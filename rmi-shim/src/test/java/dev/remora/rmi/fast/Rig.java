@@ -1,0 +1,150 @@
+package dev.remora.rmi.fast;
+
+import dev.remora.rmi.RemoraRouter;
+import dev.remora.rmi.RouterListener;
+import dev.remora.rmi.RouterOptions;
+import dev.remora.rmi.jdk.RmiInternals;
+import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.rmi.Remote;
+import java.rmi.server.ObjID;
+import java.rmi.server.RemoteObject;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Two {@link RemoraRouter}s in one JVM joined over loopback: the server router serves connections accepted on its own
+ * port (as the agent's accept hook would on JRMP's), and the client router is handed a UnicastRef whose endpoint is
+ * that port and whose ObjID is the real exported object's, so calls take Remora's path with real RMI objects (stubs,
+ * DGC, ObjectTable) and no agent. Needs the --add-opens of this module's surefire configuration.
+ */
+final class Rig implements AutoCloseable {
+    final AtomicInteger descriptors = new AtomicInteger();
+    final List<String> notes = new ArrayList<>();
+    final RemoraRouter client;
+    final RemoraRouter server;
+    private final ServerSocket ss;
+    private final List<Socket> sockets = new ArrayList<>();
+    private final List<Remote> exported = new ArrayList<>();
+    private final Thread acceptor;
+
+    Rig(RouterOptions clientOptions, RouterOptions serverOptions) throws IOException {
+        RouterListener l = new RouterListener() {
+            @Override
+            public void bytes(long out, long in) {
+            }
+
+            @Override
+            public synchronized void note(String key, String message) {
+                notes.add(key + ": " + message);
+            }
+
+            @Override
+            public void typeDescriptors(int n) {
+                descriptors.addAndGet(n);
+            }
+        };
+        client = new RemoraRouter(clientOptions.listener(l).transport(RouterOptions.Transport.SOCKET));
+        server = new RemoraRouter(serverOptions.listener(l).transport(RouterOptions.Transport.SOCKET));
+        ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        acceptor = new Thread(this::acceptLoop, "rig-accept");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    static RouterOptions options(RouterOptions.Serializer s) {
+        return RouterOptions.defaults().serializer(s).probeTimeoutMillis(5000);
+    }
+
+    private void acceptLoop() {
+        while (!ss.isClosed()) {
+            try {
+                Socket s = ss.accept();
+                synchronized (sockets) {
+                    sockets.add(s);
+                }
+                Thread t = new Thread(() -> {
+                    try {
+                        server.accept(null, s);
+                    } catch (IOException ignored) {
+                        // the test closed it
+                    }
+                }, "rig-conn");
+                t.setDaemon(true);
+                t.start();
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    /** Exports impl with JRMP, registers it with the server router, and returns a ref that leads to the rig. */
+    Object export(Remote impl) throws Throwable {
+        Remote stub = UnicastRemoteObject.exportObject(impl, 0);
+        return register(impl, stub);
+    }
+
+    Object export(Remote impl, java.io.ObjectInputFilter filter) throws Throwable {
+        Remote stub = UnicastRemoteObject.exportObject(impl, 0, filter);
+        return register(impl, stub);
+    }
+
+    private Object register(Remote impl, Remote stub) throws Throwable {
+        exported.add(impl);
+        Object realRef = refOf(stub);
+        server.exported(realRef, impl, stub);
+        ObjID id = RmiInternals.objId(RmiInternals.liveRef(realRef));
+        ClassLoader rmi = Remote.class.getClassLoader();
+        Class<?> ep = Class.forName("sun.rmi.transport.Endpoint", false, rmi);
+        Constructor<?> tcp = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi)
+                .getConstructor(String.class, int.class);
+        Object endpoint = tcp.newInstance(ss.getInetAddress().getHostAddress(), ss.getLocalPort());
+        Class<?> liveRefClass = Class.forName("sun.rmi.transport.LiveRef", false, rmi);
+        Object liveRef = liveRefClass.getConstructor(ObjID.class, ep, boolean.class).newInstance(id, endpoint, false);
+        return Class.forName("sun.rmi.server.UnicastRef", false, rmi).getConstructor(liveRefClass)
+                .newInstance(liveRef);
+    }
+
+    /** The UnicastRef inside a stub (a dynamic proxy or a RemoteStub). */
+    static Object refOf(Object stub) {
+        Object o = java.lang.reflect.Proxy.isProxyClass(stub.getClass())
+                ? java.lang.reflect.Proxy.getInvocationHandler(stub) : stub;
+        return ((RemoteObject) o).getRef();
+    }
+
+    /** One call through the client router: {result, exception}, or null when it left the call to JRMP. */
+    Object[] call(Object ref, Method m, Object... args) throws Throwable {
+        return client.invoke(ref, null, m, args, RmiInternals.methodHash(m));
+    }
+
+    /** The result, or the exception the call ended with, thrown. */
+    Object result(Object ref, Method m, Object... args) throws Throwable {
+        Object[] r = call(ref, m, args);
+        if (r == null) {
+            throw new AssertionError("the call went to JRMP; notes: " + notes);
+        }
+        if (r[1] != null) {
+            throw (Throwable) r[1];
+        }
+        return r[0];
+    }
+
+    @Override
+    public void close() throws IOException {
+        ss.close();
+        synchronized (sockets) {
+            for (Socket s : sockets) {
+                s.close();
+            }
+        }
+        for (Remote r : exported) {
+            UnicastRemoteObject.unexportObject(r, true);
+        }
+    }
+}

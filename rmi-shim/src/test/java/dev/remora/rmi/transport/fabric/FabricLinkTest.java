@@ -1,0 +1,233 @@
+package dev.remora.rmi.transport.fabric;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.remora.fabric.Fabric;
+import dev.remora.rmi.RouterListener;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.MalformedFrameException;
+import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Two FabricTechnology ends in one JVM, negotiated over a loopback socket pair exactly as the router does: the
+ * handshake, frames of every size class (header only, inject-sized, segmented, 100 MB), timeouts, malformed
+ * frames, the TCP liveness signal, and the fall back to the socket technology. Skipped with the cause when
+ * libfabric is unavailable here.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class FabricLinkTest {
+    private static final int MAX = 256 * 1024 * 1024;
+    private final List<String> notes = new CopyOnWriteArrayList<>();
+    private final RouterListener listener = new RouterListener() {
+        @Override
+        public void bytes(long out, long in) {
+        }
+
+        @Override
+        public void note(String key, String message) {
+            notes.add(key + ": " + message);
+        }
+    };
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private Socket a;
+    private Socket b;
+    private Link client;
+    private Link server;
+
+    @BeforeEach
+    void pair() throws IOException {
+        assumeTrue(Fabric.isAvailable(), () -> "libfabric unavailable, fabric link tests skipped: "
+                + Fabric.unavailabilityCause().getMessage());
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            a = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+            b = ss.accept();
+        }
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        if (client != null) {
+            client.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (a != null) {
+            a.close();
+            b.close();
+        }
+        pool.shutdownNow();
+    }
+
+    private FabricTechnology technology(String provider) {
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, MAX, 5000, listener),
+                new SocketTechnology(MAX));
+    }
+
+    private void open(String provider) throws Exception {
+        FabricTechnology t = technology(provider);
+        assertTrue(t.available());
+        Future<Link> s = pool.submit(() -> t.open(b, false));
+        client = t.open(a, true);
+        server = s.get(10, TimeUnit.SECONDS);
+    }
+
+    private static FrameBuffer frame(byte kind, int callId, int payload) {
+        FrameBuffer f = new FrameBuffer(64);
+        Frame.begin(f, kind, (byte) 0, callId);
+        byte[] body = new byte[payload];
+        for (int i = 0; i < payload; i++) {
+            body[i] = (byte) (i * 31 + 7);
+        }
+        f.write(body, 0, payload);
+        Frame.finish(f);
+        return f;
+    }
+
+    /** Sends from one thread while the peer receives on this one (shm progresses only while its receiver polls). */
+    private FrameBuffer roundOne(Link tx, Link rx, FrameBuffer f, FrameBuffer into) throws Exception {
+        Future<?> sent = pool.submit(() -> {
+            tx.send(f);
+            return null;
+        });
+        FrameBuffer got = rx.receive((kind, id, len) -> into, 20_000);
+        sent.get(20, TimeUnit.SECONDS);
+        return got;
+    }
+
+    @Test
+    void sameHostPicksShmAndFramesOfEverySizeArriveWhole() throws Exception {
+        open("auto");
+        assertInstanceOf(FabricLink.class, client);
+        assertEquals("shm", ((FabricLink) client).provider());
+        FrameBuffer into = new FrameBuffer(16);
+        int[] payloads = {0, 64, 1 << 20, 100 << 20};
+        int id = 1;
+        for (int p : payloads) {
+            FrameBuffer f = frame(Frame.CALL, id, p);
+            FrameBuffer got = roundOne(client, server, f, into);
+            assertEquals(Frame.HEADER + p, got.length());
+            assertEquals(id, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
+            assertEquals(Frame.CALL, got.array()[Frame.OFF_KIND]);
+            for (int i = Frame.HEADER; i < got.length(); i += Math.max(1, p / 4096)) {
+                assertEquals(f.array()[i], got.array()[i], "byte " + i + " of a " + p + " byte payload");
+            }
+            // and back
+            FrameBuffer r = frame(Frame.REPLY, id, p);
+            FrameBuffer back = roundOne(server, client, r, into);
+            assertEquals(Frame.HEADER + p, back.length());
+            if (p > 0) {
+                assertEquals(r.array()[r.length() - 1], back.array()[back.length() - 1]);
+            }
+            id++;
+        }
+        assertTrue(notes.isEmpty(), notes.toString());
+    }
+
+    @Test
+    void tcpProviderWhenForced() throws Exception {
+        assumeTrue(Fabric.providers().contains("tcp;ofi_rxm"), "no tcp;ofi_rxm provider here");
+        open("tcp");
+        assertEquals("tcp;ofi_rxm", ((FabricLink) client).provider());
+        FrameBuffer got = roundOne(client, server, frame(Frame.ONEWAY, 3, 300_000), new FrameBuffer(16));
+        assertEquals(Frame.HEADER + 300_000, got.length());
+    }
+
+    @Test
+    void receiveTimesOutAsASocketDoes() throws Exception {
+        open("auto");
+        assertThrows(SocketTimeoutException.class, () -> server.receive((k, id, len) -> new FrameBuffer(16), 20));
+        assertTrue(server.isOpen());
+    }
+
+    @Test
+    void peerClosingTheTcpConnectionFailsABlockedReceivePromptly() throws Exception {
+        open("auto");
+        Future<Throwable> blocked = pool.submit(() -> {
+            try {
+                server.receive((k, id, len) -> new FrameBuffer(16), 0);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        Thread.sleep(50);
+        assertFalse(blocked.isDone());
+        long t0 = System.nanoTime();
+        client.close();
+        Throwable t = blocked.get(5, TimeUnit.SECONDS);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertInstanceOf(EOFException.class, t);
+        assertTrue(t.getMessage().contains("closed by the peer"), t.getMessage());
+        assertTrue(ms < 2000, "took " + ms + " ms");
+        assertFalse(server.stillOpen());
+        assertThrows(EOFException.class, () -> server.send(frame(Frame.REPLY, 1, 8)));
+    }
+
+    @Test
+    void malformedFrameClosesTheLink() throws Exception {
+        open("auto");
+        FrameBuffer bad = frame(Frame.CALL, 1, 20);
+        bad.putInt(0, 5000); // header length disagrees with the message
+        Future<?> sent = pool.submit(() -> {
+            client.send(bad);
+            return null;
+        });
+        MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                () -> server.receive((k, id, len) -> new FrameBuffer(16), 5000));
+        sent.get(5, TimeUnit.SECONDS);
+        assertTrue(e.getMessage().contains("malformed Remora frame"), e.getMessage());
+        assertFalse(server.isOpen());
+    }
+
+    @Test
+    void unknownProviderFallsBackToTheSocketTechnologyOverTheSameConnection() throws Exception {
+        open("no-such-provider");
+        assertFalse(client instanceof FabricLink);
+        assertFalse(server instanceof FabricLink);
+        FrameBuffer got = roundOne(client, server, frame(Frame.CALL, 9, 100), new FrameBuffer(16));
+        assertEquals(Frame.HEADER + 100, got.length());
+        assertTrue(notes.stream().anyMatch(n -> n.contains("remora.fabric.provider=no-such-provider")), notes.toString());
+        assertTrue(notes.stream().anyMatch(n -> n.contains("socket transport")), notes.toString());
+    }
+
+    @Test
+    void nativeDisabledIsUnavailableWithoutFailing() {
+        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, MAX, 5000,
+                listener), new SocketTechnology(MAX));
+        assertFalse(t.available());
+        assertEquals(1, notes.size(), notes.toString());
+        assertTrue(notes.get(0).contains("remora.native=false"), notes.get(0));
+    }
+
+    @Test
+    void sameHostJudgedFromTheConnection() {
+        assertTrue(FabricTechnology.sameHost(a));
+        assertTrue(FabricTechnology.sameHost(b));
+        assertEquals("tcp;ofi_rxm", FabricTechnology.fullName("tcp"));
+        assertEquals("shm", FabricTechnology.fullName("shm"));
+    }
+}
