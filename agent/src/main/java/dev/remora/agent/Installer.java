@@ -1,0 +1,341 @@
+package dev.remora.agent;
+
+import dev.remora.agent.bridge.BridgeInjector;
+import dev.remora.agent.config.Property;
+import dev.remora.agent.config.RemoraConfig;
+import dev.remora.rmi.CallRouter;
+import dev.remora.agent.hooks.HookPoint;
+import dev.remora.agent.hooks.Hooks;
+import dev.remora.agent.stats.Stats;
+import java.lang.instrument.Instrumentation;
+import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
+import net.bytebuddy.implementation.bytecode.member.MethodInvocation;
+import net.bytebuddy.utility.JavaModule;
+
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+
+/**
+ * The second stage of the agent, reached from {@link RemoraAgent} only. Reads the configuration, checks the JDK has
+ * every hook point, opens the JDK packages Remora needs, defines the bridge, installs the advice, binds the hooks.
+ * Every refusal is one line on stderr and plain RMI for this JVM (or an exit with {@code remora.strict=true}).
+ */
+public final class Installer {
+    /** Exit status with remora.strict=true when Remora cannot do what it was asked (EX_CONFIG of sysexits.h). */
+    public static final int STRICT_EXIT = 78;
+
+    /** JDK tools that JAVA_TOOL_OPTIONS would also start with the agent: left alone. */
+    private static final String[] TOOL_PREFIXES = {
+        "com.sun.tools.", "sun.tools.", "jdk.internal.", "sun.security.tools.", "jdk.jcmd", "jdk.jfr.internal.",
+    };
+
+    private Installer() {
+    }
+
+    /** Entry point for {@code premain} and {@code agentmain}; returns normally in every case but a strict exit. */
+    public static void install(String agentArgs, Instrumentation inst, boolean attached) {
+        long start = System.nanoTime();
+        // Byte Buddy's safe mode: no sun.misc.Unsafe, so JDK 25 prints no warning on Remora's behalf. The shade
+        // plugin relocates this literal with Byte Buddy itself, so it sets "dev.remora.internal.bytebuddy.safe"
+        // and leaves an application's own Byte Buddy untouched.
+        System.setProperty("net.bytebuddy.safe", "true");
+        RemoraConfig config = RemoraConfig.from(System.getProperties(), agentArgs);
+        Log.setLevel(config.get(Property.LOG));
+        if (!config.problems().isEmpty()) {
+            for (String p : config.problems()) {
+                Log.error(p);
+            }
+            refuse(config, "bad remora.* configuration (see above)");
+            return;
+        }
+        if (!config.enabled()) {
+            Log.debug("remora.enabled=false: nothing installed");
+            return;
+        }
+        String tool = jdkTool();
+        if (tool != null) {
+            Log.debug("not instrumenting the JDK tool " + tool);
+            return;
+        }
+        if (BridgeInjector.existing() != null) {
+            Log.info("Remora is already installed in this JVM; this second -javaagent/attach is ignored");
+            return;
+        }
+        long t0 = System.nanoTime();
+        List<String> missing = missingHookPoints();
+        long t1 = System.nanoTime();
+        if (!missing.isEmpty()) {
+            refuse(config, "this JDK (" + Runtime.version() + ") lacks hook points Remora needs: "
+                    + String.join("; ", missing) + ". Supported: JDK 17 and 25");
+            return;
+        }
+        try {
+            Stats stats = new Stats();
+            openRmiPackages(inst);
+            enableNativeAccess(inst, config);
+            Class<?> bridge = BridgeInjector.inject(inst);
+            long t2 = System.nanoTime();
+            Hooks.bind(stats, router(config, stats));
+            MethodHandle[] handles = Hooks.handles();
+            bridge.getMethod("install", MethodHandle[].class, boolean.class)
+                    .invoke(null, handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
+            long t3 = System.nanoTime();
+            instrument(inst, bridge, stats, oosFast(config));
+            long t4 = System.nanoTime();
+            Log.debug("install phases (ms): config " + (t0 - start) / 1_000_000 + ", hook-point check "
+                    + (t1 - t0) / 1_000_000 + ", bridge " + (t2 - t1) / 1_000_000 + ", bind " + (t3 - t2) / 1_000_000
+                    + ", instrument " + (t4 - t3) / 1_000_000);
+            if (config.flag(Property.STATS)) {
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(stats.report()),
+                        "remora-stats"));
+            }
+            Log.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms"
+                    + (attached ? " (attached to a running JVM)" : ""));
+        } catch (Throwable t) {
+            refuse(config, "install failed, " + t);
+            if (Log.debugEnabled()) {
+                t.printStackTrace();
+            }
+        }
+    }
+
+    /**
+     * The router for the configured transport: jrmp leaves every call to the JDK; socket, fabric and auto reroute
+     * calls between Remora JVMs onto Remora's protocol (fabric and auto offer libfabric too, socket when it fails).
+     */
+    private static CallRouter router(RemoraConfig config, Stats stats) {
+        String transport = config.get(Property.TRANSPORT);
+        if ("jrmp".equals(transport)) {
+            return CallRouter.JRMP;
+        }
+        dev.remora.rmi.RouterOptions options = dev.remora.rmi.RouterOptions.defaults()
+                .dispatch("inline".equals(config.get(Property.DISPATCH))
+                        ? dev.remora.rmi.RouterOptions.Dispatch.INLINE : dev.remora.rmi.RouterOptions.Dispatch.POOL)
+                .probeTimeoutMillis(config.integer(Property.PROBE_TIMEOUT))
+                .maxFrameBytes(config.integer(Property.FRAME_MAX))
+                .transport("fabric".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.FABRIC
+                        : "socket".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.SOCKET
+                        : dev.remora.rmi.RouterOptions.Transport.AUTO)
+                .nativeEnabled(config.flag(Property.NATIVE))
+                .fabricProvider(config.get(Property.FABRIC_PROVIDER))
+                .fabricSpinNanos(config.integer(Property.FABRIC_SPIN))
+                .serializer("jdk".equals(config.get(Property.SERIALIZER))
+                        ? dev.remora.rmi.RouterOptions.Serializer.JDK : dev.remora.rmi.RouterOptions.Serializer.FAST)
+                .typeCache("call".equals(config.get(Property.TYPECACHE)) ? dev.remora.serializer.TypeCacheMode.CALL
+                        : dev.remora.serializer.TypeCacheMode.CONNECTION)
+                .listener(new dev.remora.rmi.RouterListener() {
+                    @Override
+                    public void bytes(long out, long in) {
+                        if (out != 0) {
+                            stats.bytesOut.add(out);
+                        }
+                        if (in != 0) {
+                            stats.bytesIn.add(in);
+                        }
+                    }
+
+                    @Override
+                    public void note(String key, String message) {
+                        Log.once("router:" + key, message);
+                    }
+
+                    @Override
+                    public void fallback(String key, String message) {
+                        stats.fallback(message);
+                        Log.once("router:" + key, message);
+                    }
+
+                    @Override
+                    public void typeDescriptors(int n) {
+                        stats.typeDescriptors.add(n);
+                    }
+
+                    @Override
+                    public void debug(String message) {
+                        Log.debug(message);
+                    }
+                });
+        int threads = config.integer(Property.DISPATCH_THREADS);
+        if (threads > 0) {
+            options.poolThreads(threads);
+        }
+        return new dev.remora.rmi.RemoraRouter(options);
+    }
+
+    private static void refuse(RemoraConfig config, String why) {
+        if (config.strict()) {
+            Log.error(why + "; exiting because remora.strict=true");
+            System.exit(STRICT_EXIT);
+        }
+        Log.error(why + "; this JVM runs plain RMI");
+    }
+
+    static String jdkTool() {
+        String command = System.getProperty("sun.java.command", "");
+        int space = command.indexOf(' ');
+        String main = space < 0 ? command : command.substring(0, space);
+        for (String prefix : TOOL_PREFIXES) {
+            if (main.startsWith(prefix)) {
+                return main;
+            }
+        }
+        return null;
+    }
+
+    /** Hook points the running JDK lacks (the classes are loaded, not initialized). */
+    public static List<String> missingHookPoints() {
+        List<String> missing = new ArrayList<>();
+        for (HookPoint h : HookPoint.ALL) {
+            String why = h.findLoaded();
+            if (why != null) {
+                missing.add(why);
+            }
+        }
+        return missing;
+    }
+
+    /**
+     * JDK 22+ warns when code on the class path calls {@code System.load} unless native access is enabled for it, and
+     * the agent jar's {@code Enable-Native-Access} attribute is ignored (only the main jar's counts). Remora's classes
+     * live in the class path's unnamed module, whose flag is shared: when the native transport may be used and the
+     * user has not chosen a native-access policy on the command line, Remora enables it for ALL-UNNAMED as
+     * {@code --enable-native-access=ALL-UNNAMED} would. {@code remora.native=false} or any
+     * {@code --enable-native-access}/{@code --illegal-native-access} option leaves the JDK's default alone.
+     */
+    private static void enableNativeAccess(Instrumentation inst, RemoraConfig config) {
+        if (Runtime.version().feature() < 22 || !config.flag(Property.NATIVE)
+                || "jrmp".equals(config.get(Property.TRANSPORT)) || "socket".equals(config.get(Property.TRANSPORT))) {
+            return;
+        }
+        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
+        String env = System.getenv("JDK_JAVA_OPTIONS");
+        for (String a : args) {
+            if (a.startsWith("--enable-native-access") || a.startsWith("--illegal-native-access")) {
+                Log.debug("native access: the command line chose (" + a + "), Remora leaves it");
+                return;
+            }
+        }
+        if (env != null && env.contains("native-access")) {
+            Log.debug("native access: JDK_JAVA_OPTIONS chose, Remora leaves it");
+            return;
+        }
+        try {
+            inst.redefineModule(Object.class.getModule(), Collections.emptySet(), Collections.emptyMap(),
+                    Map.of("java.lang", Set.of(Installer.class.getModule())), Collections.emptySet(),
+                    Collections.emptyMap());
+            java.lang.reflect.Method m = Module.class.getDeclaredMethod("implAddEnableNativeAccessToAllUnnamed");
+            m.setAccessible(true);
+            m.invoke(null);
+            Log.debug("native access enabled for the class path (ALL-UNNAMED) so the fabric transport loads silently");
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            Log.debug("could not enable native access (" + e + "); JDK 22+ may print a restricted-method warning"
+                    + " when the fabric transport loads; add --enable-native-access=ALL-UNNAMED or set"
+                    + " remora.native=false");
+        }
+    }
+
+    /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */
+    private static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
+        Module rmi = Class.forName("java.rmi.Remote").getModule();
+        Set<Module> self = Set.of(Installer.class.getModule());
+        Map<String, Set<Module>> pkgs = new LinkedHashMap<>();
+        for (String p : new String[] {"sun.rmi.server", "sun.rmi.transport", "sun.rmi.transport.tcp"}) {
+            pkgs.put(p, self);
+        }
+        inst.redefineModule(rmi, Collections.emptySet(), pkgs, pkgs, Collections.emptySet(), Collections.emptyMap());
+    }
+
+    /**
+     * remora.oos=fast: true when the JDK has every hook point it needs. Otherwise one line says why the
+     * application's streams stay in the JDK's format; RMI is not affected either way.
+     */
+    private static boolean oosFast(RemoraConfig config) {
+        if (!"fast".equals(config.get(Property.OOS))) {
+            return false;
+        }
+        List<String> missing = new ArrayList<>();
+        for (HookPoint h : HookPoint.OOS_FAST) {
+            String why = h.findLoaded();
+            if (why != null) {
+                missing.add(why);
+            }
+        }
+        if (!missing.isEmpty()) {
+            Log.error("remora.oos=fast needs hook points this JDK (" + Runtime.version() + ") lacks: "
+                    + String.join("; ", missing) + "; the application's Object streams stay in the JDK's format");
+            return false;
+        }
+        return true;
+    }
+
+    private static void instrument(Instrumentation inst, Class<?> bridge, Stats stats, boolean oosFast)
+            throws Exception {
+        ClassFileLocator advice = BridgeInjector.adviceLocator(Installer.class.getClassLoader());
+        MethodDescription failed = new MethodDescription.ForLoadedMethod(
+                bridge.getMethod("adviceFailed", Throwable.class));
+        Advice.ExceptionHandler handler = new Advice.ExceptionHandler.Simple(MethodInvocation.invoke(failed));
+
+        Map<String, List<HookPoint>> byType = new LinkedHashMap<>();
+        List<HookPoint> points = new ArrayList<>(HookPoint.ALL);
+        if (oosFast) {
+            points.addAll(HookPoint.OOS_FAST);
+        }
+        for (HookPoint h : points) {
+            byType.computeIfAbsent(h.typeName(), k -> new ArrayList<>()).add(h);
+        }
+        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
+                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
+                .with(new ErrorListener(stats))
+                .ignore(not(namedOneOf(byType.keySet().toArray(new String[0]))));
+        for (Map.Entry<String, List<HookPoint>> e : byType.entrySet()) {
+            AgentBuilder.Transformer.ForAdvice t = new AgentBuilder.Transformer.ForAdvice()
+                    .include(advice)
+                    .withExceptionHandler(handler);
+            for (HookPoint h : e.getValue()) {
+                t = t.advice(h.methods(), h.adviceName());
+            }
+            builder = builder.type(named(e.getKey())).transform(t);
+        }
+        builder.installOn(inst);
+    }
+
+    /** Transform errors are reported once and counted, never fatal. */
+    private static final class ErrorListener extends AgentBuilder.Listener.Adapter {
+        private final Stats stats;
+
+        ErrorListener(Stats stats) {
+            this.stats = stats;
+        }
+
+        @Override
+        public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable t) {
+            String reason = "could not instrument " + typeName + ", plain RMI there: " + t;
+            stats.fallback(reason);
+            Log.once("transform:" + typeName, reason, t);
+        }
+
+        @Override
+        public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded,
+                DynamicType dynamicType) {
+            Log.debug("instrumented " + type.getName());
+        }
+    }
+}

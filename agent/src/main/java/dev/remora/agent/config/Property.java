@@ -1,0 +1,210 @@
+package dev.remora.agent.config;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Every {@code remora.*} system property, declared once: name, default, allowed values, description. The README's
+ * property table is generated from these declarations ({@link #markdownTable()}) and a test fails when it is stale.
+ *
+ * <p>An allowed value may be declared but not built yet (a capability a later release adds): such a value is
+ * accepted by nobody; asking for it gets a message that says so, as for any bad value.
+ */
+public enum Property {
+    ENABLED("remora.enabled", "true", values("true", "false"),
+            "Kill switch for the whole agent: false installs nothing and leaves the JVM on plain RMI."),
+    SERIALIZER("remora.serializer", "fast", values("fast", "jdk"),
+            "How arguments and results are marshalled on Remora's protocol: fast = generated field-copy serializers"
+                    + " with a per-connection type cache, jdk = JDK serialization inside Remora frames."),
+    TRANSPORT("remora.transport", "auto", values("auto", "socket", "fabric", "jrmp"),
+            "Where calls travel: auto = best shared technology per endpoint, fabric = libfabric (JNI; if either"
+                    + " side lacks it: one warning, socket),"
+                    + " socket = Remora's protocol on a Java socket, jrmp = plain JRMP (hooks observe only)."),
+    FABRIC_PROVIDER("remora.fabric.provider", "auto", free("auto, or a libfabric provider name: shm, tcp, verbs, efa"),
+            "libfabric provider; auto = shm on one host, else tcp;ofi_rxm, verbs or efa where both peers have it."),
+    FABRIC_SPIN("remora.fabric.spin", "20000", integer(0, Integer.MAX_VALUE),
+            "Nanoseconds a fabric receiver polls (yielding the CPU) before it sleeps: on the completion queue's fd"
+                    + " where the provider has one (tcp), else in naps up to 1 ms (shm)."),
+    NATIVE("remora.native", "true", values("true", "false"),
+            "Kill switch for native code: false never loads libremora_fabric (the socket transport is used)."),
+    TYPECACHE("remora.typecache", "connection", values("connection", "call"),
+            "Fast serializer's type cache: connection = a class is described once per connection, call = every call."),
+    DISPATCH("remora.dispatch", "pool", values("pool", "inline"),
+            "Server threads for Remora calls: pool = a thread pool made ahead of time, inline = on the receiving thread."),
+    DISPATCH_THREADS("remora.dispatch.threads", "0", integer(0, 4096),
+            "Server threads made ahead of time for remora.dispatch=pool; 0 = max(4, 2 x available processors)."),
+    PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
+            "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
+    FRAME_MAX("remora.frame.max", "536870912", integer(64, Integer.MAX_VALUE),
+            "Largest Remora frame (bytes) accepted from a peer; a larger one closes that connection as malformed."),
+    OOS("remora.oos", "jdk", values("jdk", "fast"),
+            "The application's own new ObjectOutputStream(out)/ObjectInputStream(in) (exact classes; subclasses such as"
+                    + " RMI's stay JDK): fast = written in Remora's format behind header ACED524D (a JVM without"
+                    + " Remora fails on it with StreamCorruptedException), read in either format; jdk = untouched."),
+    STATS("remora.stats", "false", values("true", "false"),
+            "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types."),
+    LOG("remora.log", "info", values("quiet", "info", "debug"),
+            "How much Remora prints to stderr: quiet = errors only, info = one line per fallback reason, debug = more."),
+    STRICT("remora.strict", "false", values("true", "false"),
+            "true: a bad remora.* value or a failed install exits the JVM (status 78) instead of leaving plain RMI."),
+    DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice"),
+            "For tests: advice = every hook throws inside its advice, to prove the host application survives.");
+
+    private final String key;
+    private final String defaultValue;
+    private final Allowed allowed;
+    private final String description;
+
+    Property(String key, String defaultValue, Allowed allowed, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.allowed = allowed;
+        this.description = description;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    public String description() {
+        return description;
+    }
+
+    /** Human text of what is allowed, as printed in errors and in the README table. */
+    public String allowedText() {
+        return allowed.describe();
+    }
+
+    /**
+     * Checks a value.
+     *
+     * @return null when the value is usable, else the reason (one line, without the property name)
+     */
+    public String check(String value) {
+        return allowed.check(value);
+    }
+
+    public static Property forKey(String key) {
+        for (Property p : values()) {
+            if (p.key.equals(key)) {
+                return p;
+            }
+        }
+        return null;
+    }
+
+    /** The README's property table, generated from the declarations. */
+    public static String markdownTable() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("| property | default | allowed | what it does |\n");
+        sb.append("|---|---|---|---|\n");
+        for (Property p : values()) {
+            sb.append("| `").append(p.key).append("` | `").append(p.defaultValue).append("` | ")
+                    .append(p.allowedText().replace("|", "\\|")).append(" | ")
+                    .append(p.description.replace("|", "\\|")).append(" |\n");
+        }
+        return sb.toString();
+    }
+
+    private static Allowed.Choice values(String... built) {
+        return new Allowed.Choice(Arrays.asList(built));
+    }
+
+    private static Allowed free(String text) {
+        return new Allowed.Free(text);
+    }
+
+    private static Allowed integer(int min, int max) {
+        return new Allowed.IntRange(min, max);
+    }
+
+    /** What a property accepts. */
+    abstract static class Allowed {
+        abstract String check(String value);
+
+        abstract String describe();
+
+        /** A fixed set of values; some may be declared but not built yet. */
+        static final class Choice extends Allowed {
+            private final List<String> built;
+            private final List<String> notYet = new ArrayList<>();
+
+            Choice(List<String> built) {
+                this.built = Collections.unmodifiableList(built);
+            }
+
+            Choice notYet(String... later) {
+                notYet.addAll(Arrays.asList(later));
+                return this;
+            }
+
+            @Override
+            String check(String value) {
+                if (built.contains(value)) {
+                    return null;
+                }
+                if (notYet.contains(value)) {
+                    return "'" + value + "' is not built yet in this release; allowed now: " + String.join(", ", built);
+                }
+                return "'" + value + "' is not one of " + String.join(", ", built);
+            }
+
+            @Override
+            String describe() {
+                String s = String.join(", ", built);
+                return notYet.isEmpty() ? s : s + " (not built yet: " + String.join(", ", notYet) + ")";
+            }
+        }
+
+        /** Any non-empty text. */
+        static final class Free extends Allowed {
+            private final String text;
+
+            Free(String text) {
+                this.text = text;
+            }
+
+            @Override
+            String check(String value) {
+                return value.isBlank() ? "an empty value is not allowed; use " + text : null;
+            }
+
+            @Override
+            String describe() {
+                return text;
+            }
+        }
+
+        /** A decimal integer in a range. */
+        static final class IntRange extends Allowed {
+            private final int min;
+            private final int max;
+
+            IntRange(int min, int max) {
+                this.min = min;
+                this.max = max;
+            }
+
+            @Override
+            String check(String value) {
+                try {
+                    int v = Integer.parseInt(value.trim());
+                    return v >= min && v <= max ? null : "'" + value + "' is outside " + describe();
+                } catch (NumberFormatException e) {
+                    return "'" + value + "' is not a whole number (" + describe() + ")";
+                }
+            }
+
+            @Override
+            String describe() {
+                return max == Integer.MAX_VALUE ? "an integer >= " + min : "an integer from " + min + " to " + max;
+            }
+        }
+    }
+}

@@ -1,0 +1,94 @@
+package dev.remora.agent.hooks;
+
+import dev.remora.agent.Log;
+import dev.remora.agent.stats.Stats;
+import dev.remora.rmi.CallRouter;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.net.Socket;
+
+/**
+ * The agent-side targets of {@code java.io.RemoraBridge}: counts what the hooks see and hands RMI work to the
+ * {@link CallRouter}. Static because the bridge binds method handles to these methods; all state is in the two
+ * fields set once by {@link #bind}.
+ */
+public final class Hooks {
+    private static volatile Stats stats = new Stats();
+    private static volatile CallRouter router = CallRouter.JRMP;
+
+    private Hooks() {
+    }
+
+    public static void bind(Stats s, CallRouter r) {
+        stats = s;
+        router = r;
+    }
+
+    public static Stats stats() {
+        return stats;
+    }
+
+    /** Handles for {@code RemoraBridge.install}, in its field order. */
+    public static MethodHandle[] handles() throws ReflectiveOperationException {
+        MethodHandles.Lookup l = MethodHandles.lookup();
+        return new MethodHandle[] {
+            l.findStatic(Hooks.class, "clientInvoke", MethodType.methodType(Object[].class, Object.class,
+                    Object.class, Method.class, Object[].class, long.class)),
+            l.findStatic(Hooks.class, "exported", MethodType.methodType(void.class, Object.class, Object.class,
+                    Object.class)),
+            l.findStatic(Hooks.class, "dispatch", MethodType.methodType(void.class, Object.class, Object.class)),
+            l.findStatic(Hooks.class, "accept", MethodType.methodType(Socket.class, Object.class, Socket.class)),
+            l.findStatic(Hooks.class, "streamWrite", MethodType.methodType(void.class, Object.class, Object.class)),
+            l.findStatic(Hooks.class, "streamRead", MethodType.methodType(void.class, Object.class)),
+            l.findStatic(Hooks.class, "adviceFailed", MethodType.methodType(void.class, Throwable.class)),
+            l.findStatic(OosFast.class, "openWriter", MethodType.methodType(Object.class,
+                    java.io.ObjectOutputStream.class, Object.class)),
+            l.findStatic(OosFast.class, "openReader", MethodType.methodType(Object.class,
+                    java.io.ObjectInputStream.class, Object.class)),
+        };
+    }
+
+    static Object[] clientInvoke(Object ref, Object proxy, Method method, Object[] args, long hash) {
+        Object[] outcome;
+        try {
+            outcome = router.invoke(ref, proxy, method, args, hash);
+        } catch (Throwable t) {
+            String reason = "Remora could not start a call, JRMP made it: " + t;
+            Log.once("invoke:" + t.getClass().getName(), reason);
+            stats.fallback(reason);
+            outcome = null;
+        }
+        (outcome == null ? stats.callsJrmp : stats.callsRemora).increment();
+        return outcome;
+    }
+
+    static void exported(Object serverRef, Object impl, Object stub) {
+        stats.exports.increment();
+        router.exported(serverRef, impl, stub);
+    }
+
+    static void dispatch(Object serverRef, Object impl) {
+        stats.serverJrmpDispatches.increment();
+    }
+
+    static Socket accept(Object connectionHandler, Socket socket) throws java.io.IOException {
+        stats.accepts.increment();
+        return router.accept(connectionHandler, socket);
+    }
+
+    static void streamWrite(Object stream, Object obj) {
+        stats.streamWrites.increment();
+    }
+
+    static void streamRead(Object stream) {
+        stats.streamReads.increment();
+    }
+
+    static void adviceFailed(Throwable t) {
+        stats.adviceErrors.increment();
+        Log.once("advice:" + t.getClass().getName(),
+                "a hook failed and the JDK's own code ran instead (counted in stats as advice_errors)", t);
+    }
+}

@@ -1,0 +1,103 @@
+package dev.remora.agent.stats;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Remora's counters for one JVM. Hot-path counters are {@link LongAdder}s (no contention between calling threads);
+ * fallbacks are counted per reason, the reason text being the one line the log printed once.
+ */
+public final class Stats {
+    /** Client calls that Remora carried on its own protocol. */
+    public final LongAdder callsRemora = new LongAdder();
+    /** Client calls that went over JRMP (seen by the client hook and left to the JDK). */
+    public final LongAdder callsJrmp = new LongAdder();
+    /** Calls that arrived over JRMP at this JVM's exported objects. */
+    public final LongAdder serverJrmpDispatches = new LongAdder();
+    /** Remote objects exported in this JVM. */
+    public final LongAdder exports = new LongAdder();
+    /** Connections seen on the JRMP accept path. */
+    public final LongAdder accepts = new LongAdder();
+    /** ObjectOutputStream.writeObject/writeUnshared calls seen. */
+    public final LongAdder streamWrites = new LongAdder();
+    /** ObjectInputStream.readObject/readUnshared calls seen. */
+    public final LongAdder streamReads = new LongAdder();
+    /** remora.oos=fast: application streams opened in Remora's format (writers, and readers that met its header). */
+    public final LongAdder fastStreams = new LongAdder();
+    /** Exceptions thrown inside advice and suppressed (the JDK path ran instead). */
+    public final LongAdder adviceErrors = new LongAdder();
+    /** Bytes Remora wrote and read on its own connections. */
+    public final LongAdder bytesOut = new LongAdder();
+    public final LongAdder bytesIn = new LongAdder();
+    /** Type descriptors the fast serializer sent (a class described in full, not by id). */
+    public final LongAdder typeDescriptors = new LongAdder();
+
+    private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
+
+    /** Counts one fallback to plain RMI for {@code reason}. */
+    public void fallback(String reason) {
+        fallbacks.computeIfAbsent(reason, r -> new LongAdder()).increment();
+    }
+
+    public long fallbackTotal() {
+        long n = 0;
+        for (LongAdder a : fallbacks.values()) {
+            n += a.sum();
+        }
+        return n;
+    }
+
+    public Map<String, Long> fallbacks() {
+        Map<String, Long> m = new TreeMap<>();
+        fallbacks.forEach((k, v) -> m.put(k, v.sum()));
+        return m;
+    }
+
+    /** All counters by stable snake_case name, in print order. */
+    public Map<String, Long> snapshot() {
+        Map<String, Long> m = new java.util.LinkedHashMap<>();
+        m.put("calls_remora", callsRemora.sum());
+        m.put("calls_jrmp", callsJrmp.sum());
+        m.put("fallbacks", fallbackTotal());
+        m.put("server_jrmp_dispatches", serverJrmpDispatches.sum());
+        m.put("exports", exports.sum());
+        m.put("accepts", accepts.sum());
+        m.put("stream_writes", streamWrites.sum());
+        m.put("stream_reads", streamReads.sum());
+        m.put("fast_streams", fastStreams.sum());
+        m.put("bytes_out", bytesOut.sum());
+        m.put("bytes_in", bytesIn.sum());
+        m.put("type_descriptors", typeDescriptors.sum());
+        m.put("advice_errors", adviceErrors.sum());
+        return m;
+    }
+
+    /**
+     * The report printed at exit with {@code remora.stats=true}: a readable block, then one
+     * {@code [remora] stats-csv k=v,...} line that scripts parse.
+     */
+    public String report() {
+        Map<String, Long> s = snapshot();
+        StringBuilder sb = new StringBuilder();
+        sb.append("[remora] stats: ").append(s.get("calls_remora")).append(" calls on Remora's path, ")
+                .append(s.get("calls_jrmp")).append(" on JRMP; ").append(s.get("server_jrmp_dispatches"))
+                .append(" JRMP calls served; ").append(s.get("bytes_out")).append(" bytes out, ")
+                .append(s.get("bytes_in")).append(" in; ").append(s.get("type_descriptors"))
+                .append(" type descriptors sent\n");
+        for (Map.Entry<String, Long> e : fallbacks().entrySet()) {
+            sb.append("[remora] stats: fallback x").append(e.getValue()).append(": ").append(e.getKey()).append('\n');
+        }
+        sb.append("[remora] stats-csv ");
+        boolean first = true;
+        for (Map.Entry<String, Long> e : s.entrySet()) {
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            sb.append(e.getKey()).append('=').append(e.getValue());
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,110 @@
+package dev.remora.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.agent.bridge.BridgeInjector;
+import dev.remora.agent.hooks.HookPoint;
+import java.util.List;
+import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.pool.TypePool;
+import org.junit.jupiter.api.Test;
+
+class HookPointTest {
+
+    @Test
+    void thisJdkHasEveryHookPoint() {
+        assertEquals(List.of(), Installer.missingHookPoints());
+        for (HookPoint h : HookPoint.OOS_FAST) {
+            assertEquals(null, h.findLoaded(), h.describe());
+        }
+    }
+
+    /**
+     * remora.oos=fast forwards every public method of ObjectOutputStream and ObjectInputStream (those inherited
+     * from OutputStream/InputStream end in them), so nothing of the JDK's format can reach a fast stream; the final
+     * filter accessors stay the JDK's on purpose (the reader consults the stream's filter).
+     */
+    @Test
+    void oosFastCoversEveryPublicStreamMethod() {
+        for (Class<?> c : new Class<?>[] {java.io.ObjectOutputStream.class, java.io.ObjectInputStream.class}) {
+            for (java.lang.reflect.Method m : c.getDeclaredMethods()) {
+                if (!java.lang.reflect.Modifier.isPublic(m.getModifiers())
+                        || java.lang.reflect.Modifier.isStatic(m.getModifiers())
+                        || m.getName().endsWith("ObjectInputFilter")) {
+                    continue;
+                }
+                net.bytebuddy.description.method.MethodDescription d =
+                        new net.bytebuddy.description.method.MethodDescription.ForLoadedMethod(m);
+                long n = HookPoint.OOS_FAST.stream()
+                        .filter(h -> h.typeName().equals(c.getName()) && h.methods().matches(d)).count();
+                assertEquals(1, n, m.toString());
+            }
+        }
+        assertEquals(2 + 23 + 24, HookPoint.OOS_FAST.size(), "headers and the public methods");
+    }
+
+    @Test
+    void aMissingPointIsReportedNotThrown() {
+        TypePool empty = TypePool.Default.of(ClassFileLocator.NoOp.INSTANCE);
+        String why = HookPoint.ALL.get(0).findIn(empty);
+        assertEquals("class sun.rmi.server.UnicastRef not found", why);
+    }
+
+    @Test
+    void adviceIsServedWithTheBridgeRenamed() throws Exception {
+        ClassFileLocator l = BridgeInjector.adviceLocator(getClass().getClassLoader());
+        for (HookPoint h : all()) {
+            ClassFileLocator.Resolution r = l.locate(h.adviceName());
+            assertTrue(r.isResolved(), h.adviceName());
+            String text = new String(r.resolve(), java.nio.charset.StandardCharsets.ISO_8859_1);
+            assertTrue(text.contains(BridgeInjector.TARGET), h.adviceName() + " calls java/io/RemoraBridge");
+            assertTrue(!text.contains(BridgeInjector.SOURCE), h.adviceName() + " no longer names the source");
+        }
+        assertNotNull(l.locate(BridgeInjector.TARGET_NAME).resolve());
+        assertTrue(!l.locate("java.lang.String").isResolved(), "only Remora's classes are served");
+    }
+
+    /** STYLE.md: every advice method suppresses Throwable (into RemoraBridge.adviceFailed). */
+    @Test
+    void everyAdviceMethodSuppressesThrowable() throws Exception {
+        int checked = 0;
+        for (HookPoint h : all()) {
+            for (java.lang.reflect.Method m : Class.forName(h.adviceName()).getDeclaredMethods()) {
+                net.bytebuddy.asm.Advice.OnMethodEnter enter =
+                        m.getAnnotation(net.bytebuddy.asm.Advice.OnMethodEnter.class);
+                net.bytebuddy.asm.Advice.OnMethodExit exit =
+                        m.getAnnotation(net.bytebuddy.asm.Advice.OnMethodExit.class);
+                if (enter != null) {
+                    assertEquals(Throwable.class, enter.suppress(), m.toString());
+                    checked++;
+                }
+                if (exit != null) {
+                    assertEquals(Throwable.class, exit.suppress(), m.toString());
+                    checked++;
+                }
+            }
+        }
+        assertTrue(checked >= all().size(), "found the advice methods");
+    }
+
+    private static List<HookPoint> all() {
+        List<HookPoint> all = new java.util.ArrayList<>(HookPoint.ALL);
+        all.addAll(HookPoint.OOS_FAST);
+        return all;
+    }
+
+    @Test
+    void jdkToolsAreRecognisedByMainClass() {
+        String saved = System.getProperty("sun.java.command");
+        try {
+            System.setProperty("sun.java.command", "com.sun.tools.javac.Main -version");
+            assertEquals("com.sun.tools.javac.Main", Installer.jdkTool());
+            System.setProperty("sun.java.command", "com.example.RmiServer 1099");
+            assertEquals(null, Installer.jdkTool());
+        } finally {
+            System.setProperty("sun.java.command", saved);
+        }
+    }
+}
