@@ -1,0 +1,660 @@
+package dev.remora.bench.rmi;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.rmi.ConnectException;
+import java.rmi.NotBoundException;
+import java.rmi.RemoteException;
+import java.rmi.registry.LocateRegistry;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Client main of the collection: looks the service up and runs the selected kernels over the selected objects,
+ * printing progress on stderr and one CSV row per kernel/object ({@link ResultRow}) on stdout or {@code --out}.
+ *
+ * <p>Timing: per kernel a warm-up, then up to {@code --reps} calls (or until {@code --budget-ms} is spent), each
+ * timed with {@code System.nanoTime()} into a preallocated {@code long[]}; the loop allocates nothing beyond the
+ * call itself. {@code star} runs {@code --star-threads} threads in this one JVM behind a barrier: threads rather
+ * than JVMs so that all clients share one agent configuration and one warm JIT, and so that on a 2-vCPU machine we
+ * measure the server under concurrent calls rather than N JVMs' start-up and JIT competing for the CPUs; RMI opens
+ * one connection per concurrently calling thread, so the server still sees N connections.
+ *
+ * <p>{@code --verify} runs every kernel a few times, checks every result (echo equals what was sent, deep equality,
+ * server-side digests of void kernels' arguments, callback count for pingpong, the exception for throw) and prints
+ * {@code verify <kernel> <object> ok <digest>} with a digest that depends only on the content, so runs with and
+ * without an agent compare line by line.
+ */
+public final class BenchClient {
+
+    /** The kernels timed by default (throw(obj) only on request or in --verify). */
+    public static final String DEFAULT_KERNELS = "ping,ping2i,ping2i2f,ping_obj,echo_obj,pingpong,star,raw_tcp";
+    /** A warm-up pass that costs each JVM at most this much JIT time counts as quiet. */
+    static final long JIT_QUIET_MS = 5;
+    /** Message size of the raw TCP ping-pong. */
+    public static final int RAW_MESSAGE = 64;
+
+    private final PingService svc;
+    private final String host;
+    private final PrintStream err;
+    private CallbackImpl callback;
+    private volatile Object sink;
+
+    private BenchClient(PingService svc, String host, PrintStream err) {
+        this.svc = svc;
+        this.host = host;
+        this.err = err;
+    }
+
+    /** Declares the client's options. */
+    public static Options options() {
+        return new Options()
+                .option("host", "127.0.0.1", "registry host")
+                .option("port", "1099", "registry port")
+                .option("name", "remora-bench", "service name in the registry")
+                .option("kernels", DEFAULT_KERNELS, "kernels, comma-separated ids or 'all': " + Kernel.ids())
+                .option("objects", "all", "objects: small, arrays, all, or labels such as null,4int,float[5000]")
+                .option("sizes", "50,200,500,2000,5000,20000", "array lengths used by the 'arrays' group")
+                .option("warmup-ms", "3000", "first warm up the JIT on all selected kernels/objects, round-robin, this long")
+                .option("warmup", "2000", "warm-up calls per kernel/object (capped by --budget-ms)")
+                .option("reps", "10000", "timed calls per kernel/object (star: in total over all threads)")
+                .option("budget-ms", "2000", "time budget per kernel/object, for the warm-up and again for timing")
+                .option("star-threads", "4", "client threads calling star(obj) at once")
+                .option("config", "default", "configuration name written in the CSV")
+                .option("round", "1", "round number written in the CSV")
+                .option("format", "csv", "csv | text")
+                .option("out", "-", "result file ('-': stdout)")
+                .option("verify-calls", "3", "calls per kernel/object in --verify")
+                .option("connect-timeout-s", "30", "keep retrying the lookup this long")
+                .flag("verify", "check results instead of timing; one 'verify <kernel> <object> ok <digest>' line each")
+                .flag("verify-first", "before timing, check one call of every case; wrong results: exit 1, no timing")
+                .flag("no-header", "omit the CSV header")
+                .flag("shutdown-server", "ask the server to exit when done")
+                .flag("help", "print this help");
+    }
+
+    public static void main(String[] args) {
+        int code = run(args, System.out, System.err);
+        System.exit(code);
+    }
+
+    /** Runs the client; returns the process exit code (0 ok, 1 failure, 2 bad usage). */
+    public static int run(String[] args, PrintStream stdout, PrintStream err) {
+        Options o = options();
+        List<Kernel> kernels;
+        List<ObjectSpec> objects;
+        try {
+            o.parse(args);
+            if (o.flag("help")) {
+                stdout.println("java -cp bench/target/classes " + BenchClient.class.getName() + " [options]");
+                stdout.print(o.usage());
+                return 0;
+            }
+            String verifyKernels = o.isSet("kernels") ? o.get("kernels") : "all";
+            kernels = Kernel.parseList(o.flag("verify") ? verifyKernels : o.get("kernels"));
+            objects = ObjectSpec.parseList(o.get("objects"), o.getInts("sizes"));
+            if (!o.get("format").equals("csv") && !o.get("format").equals("text")) {
+                throw new IllegalArgumentException("--format must be csv or text, got '" + o.get("format") + "'");
+            }
+            // Validate numbers up front, not after minutes of measuring.
+            o.getInt("warmup", 0, Integer.MAX_VALUE);
+            o.getInt("warmup-ms", 0, 3_600_000);
+            o.getInt("reps", 1, 50_000_000);
+            o.getInt("budget-ms", 1, 3_600_000);
+            o.getInt("star-threads", 1, 1024);
+            o.getInt("round", 0, 1_000_000);
+            o.getInt("verify-calls", 1, 1_000_000);
+            o.getInt("connect-timeout-s", 0, 3600);
+        } catch (IllegalArgumentException e) {
+            err.println("bench-client: " + e.getMessage());
+            return 2;
+        }
+        String host = o.get("host");
+        if (System.getProperty("java.rmi.server.hostname") == null) {
+            System.setProperty("java.rmi.server.hostname", host); // where pingpong's callback is reachable
+        }
+        PrintStream out = stdout;
+        BenchClient client = null;
+        try {
+            if (!o.get("out").equals("-")) {
+                out = new PrintStream(new FileOutputStream(o.get("out")), true, StandardCharsets.UTF_8);
+            }
+            PingService svc = lookup(host, o.getInt("port", 1, 65535), o.get("name"),
+                    o.getInt("connect-timeout-s", 0, 3600) * 1000L);
+            client = new BenchClient(svc, host, err);
+            err.println("[bench-client] JDK " + Runtime.version() + ", server " + host + ":" + o.get("port")
+                    + ", config " + o.get("config") + ", round " + o.get("round"));
+            int code;
+            if (o.flag("verify")) {
+                code = client.verifyAll(o, kernels, objects, out, o.getInt("verify-calls", 1, 1_000_000));
+            } else if (o.flag("verify-first") && client.verifyAll(o, kernels, objects, err, 1) != 0) {
+                err.println("bench-client: results are wrong under this configuration (see the FAIL lines above);"
+                        + " not timing it");
+                code = 1;
+            } else {
+                code = client.timeAll(o, kernels, objects, out);
+            }
+            if (o.flag("shutdown-server")) {
+                try {
+                    svc.shutdown();
+                } catch (RemoteException e) {
+                    err.println("bench-client: server shutdown call failed (it may already be gone): " + e);
+                }
+            }
+            return code;
+        } catch (Exception e) {
+            err.println("bench-client: " + e);
+            for (Throwable c = e.getCause(); c != null; c = c.getCause()) {
+                err.println("bench-client:   caused by " + c);
+            }
+            return 1;
+        } finally {
+            if (client != null) {
+                client.close();
+            }
+            if (out != stdout) {
+                out.close();
+            } else {
+                out.flush();
+            }
+        }
+    }
+
+    private static PingService lookup(String host, int port, String name, long timeoutMs) throws Exception {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        while (true) {
+            try {
+                return (PingService) LocateRegistry.getRegistry(host, port).lookup(name);
+            } catch (ConnectException | NotBoundException e) {
+                if (System.currentTimeMillis() > deadline) {
+                    throw new IOException("no '" + name + "' at " + host + ":" + port + " after " + timeoutMs
+                            + " ms: is BenchServer running there (--host/--port)?", e);
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    private void close() {
+        if (callback != null) {
+            try {
+                UnicastRemoteObject.unexportObject(callback, true);
+            } catch (RemoteException e) {
+                // Not exported any more.
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ timing
+
+    /** One remote call of a kernel, bound to its argument once, outside the timed loop. */
+    interface Invoker {
+        void call() throws Exception;
+    }
+
+    /** A timed run: the summary and the wall time of the timed loop. */
+    record Measured(Stats.Summary summary, long wallNs) {
+        double callsPerS() {
+            return summary.calls() / (wallNs / 1e9);
+        }
+    }
+
+    private int timeAll(Options o, List<Kernel> kernels, List<ObjectSpec> objects, PrintStream out)
+            throws Exception {
+        String format = o.get("format");
+        if (!o.flag("no-header")) {
+            out.println(format.equals("csv") ? ResultRow.HEADER : String.format("%-32s %-12s %8s %10s %10s %10s %12s",
+                    "kernel", "object", "calls", "median_us", "p90_us", "p99_us", "calls_per_s"));
+        }
+        int warmup = o.getInt("warmup", 0, Integer.MAX_VALUE);
+        int reps = o.getInt("reps", 1, 50_000_000);
+        long budgetNs = o.getInt("budget-ms", 1, 3_600_000) * 1_000_000L;
+        int threads = o.getInt("star-threads", 1, 1024);
+        long[] samples = new long[reps];
+        globalWarmup(kernels, objects, o.getInt("warmup-ms", 0, 3_600_000) * 1_000_000L, o.get("config"));
+        for (Kernel k : kernels) {
+            for (ObjectSpec spec : casesOf(k, objects)) {
+                err.println("[bench-client] config " + o.get("config") + " round " + o.get("round") + ": "
+                        + k.label() + (spec == ObjectSpec.NONE ? "" : " " + spec.label()) + " ...");
+                Measured m;
+                if (k == Kernel.STAR) {
+                    m = measureStar(spec.create(), threads, warmup, reps, budgetNs);
+                } else if (k == Kernel.RAW_TCP) {
+                    m = measureRaw(spec.n(), warmup, reps, budgetNs, samples);
+                } else {
+                    m = measure(invoker(k, spec.create()), warmup, reps, budgetNs, samples);
+                }
+                Stats.Summary s = m.summary();
+                ResultRow row = new ResultRow(o.get("config"), o.getInt("round", 0, 1_000_000), k.id(),
+                        spec.kind().csv(), spec.n(), s.calls(), s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS());
+                out.println(format.equals("csv") ? row.toCsv() : String.format(Locale.ROOT,
+                        "%-32s %-12s %8d %10.2f %10.2f %10.2f %12.0f", k.label(), spec.label(), s.calls(),
+                        s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS()));
+                out.flush();
+                err.println(String.format(Locale.ROOT, "[bench-client]   median %.2f us, p90 %.2f, p99 %.2f, %d calls,"
+                        + " %.0f calls/s", s.medianUs(), s.p90Us(), s.p99Us(), s.calls(), m.callsPerS()));
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Warms the JIT on every selected kernel/object, round-robin, for {@code budgetNs}: the first kernel measured
+     * otherwise pays for compiling RMI's and serialization's shared code (its median drops from about 37 to 23 us
+     * after some 30,000 calls on this machine). Raw TCP has its own warm-up.
+     */
+    private void globalWarmup(List<Kernel> kernels, List<ObjectSpec> objects, long budgetNs, String config)
+            throws Exception {
+        if (budgetNs <= 0) {
+            return;
+        }
+        List<Invoker> all = new ArrayList<>();
+        for (Kernel k : kernels) {
+            if (k == Kernel.RAW_TCP) {
+                continue;
+            }
+            for (ObjectSpec spec : casesOf(k, objects)) {
+                all.add(invoker(k, spec.create()));
+            }
+        }
+        if (all.isEmpty()) {
+            return;
+        }
+        err.println("[bench-client] config " + config + ": warming up on " + all.size() + " kernel/object cases for "
+                + budgetNs / 1_000_000 + " ms");
+        long deadline = System.nanoTime() + budgetNs;
+        while (System.nanoTime() < deadline) {
+            for (Invoker inv : all) {
+                for (int i = 0; i < 50; i++) {
+                    inv.call();
+                }
+                if (System.nanoTime() >= deadline) {
+                    break;
+                }
+            }
+        }
+        settleJit(all, Math.max(5_000_000_000L, budgetNs));
+    }
+
+    /**
+     * Steady state: repeats a short pass over all cases (20 calls each, then 200 ms idle so queued compilations
+     * finish) until a whole pass costs neither JVM more than {@link #JIT_QUIET_MS} of JIT compilation, for at most
+     * {@code maxNs}.
+     * On one vCPU a compilation triggered during timing steals milliseconds from the kernel being timed: without
+     * this the first kernel timed (ping()) read 32-45 us instead of 23.
+     */
+    private void settleJit(List<Invoker> all, long maxNs) throws Exception {
+        long start = System.nanoTime();
+        int passes = 0;
+        long mine = PingServiceImpl.jitMillis();
+        long theirs = svc.compilationMillis();
+        boolean quiet = false;
+        while (!quiet && System.nanoTime() - start < maxNs) {
+            for (Invoker inv : all) {
+                for (int i = 0; i < 20; i++) {
+                    inv.call();
+                }
+            }
+            Thread.sleep(200);
+            passes++;
+            long m = PingServiceImpl.jitMillis();
+            long t = svc.compilationMillis();
+            quiet = m - mine <= JIT_QUIET_MS && t - theirs <= JIT_QUIET_MS;
+            if (!quiet) {
+                err.println("[bench-client]   JIT pass " + passes + ": client +" + (m - mine) + " ms, server +"
+                        + (t - theirs) + " ms");
+            }
+            mine = m;
+            theirs = t;
+        }
+        err.println(String.format(Locale.ROOT, "[bench-client] JIT %s after %d pass(es), %.1f s (compilation so far:"
+                + " client %d ms, server %d ms)", quiet ? "quiet" : "still compiling", passes,
+                (System.nanoTime() - start) / 1e9, mine, theirs));
+    }
+
+    /** The objects a kernel runs with: the selected ones, none, or the raw message. */
+    static List<ObjectSpec> casesOf(Kernel k, List<ObjectSpec> objects) {
+        if (k.takesObject()) {
+            return objects;
+        }
+        if (k == Kernel.RAW_TCP) {
+            return List.of(new ObjectSpec(ObjectSpec.Kind.RAW, RAW_MESSAGE));
+        }
+        return List.of(ObjectSpec.NONE);
+    }
+
+    private Invoker invoker(Kernel k, Object arg) throws RemoteException {
+        switch (k) {
+            case PING:
+                return svc::ping;
+            case PING_2I:
+                return () -> svc.ping(1, 2);
+            case PING_2I2F:
+                return () -> svc.ping(1, 2, 3.0f, 4.0f);
+            case PING_OBJ:
+                return () -> svc.ping(arg);
+            case ECHO:
+                return () -> sink = svc.echo(arg);
+            case PINGPONG: {
+                CallbackImpl cb = callback();
+                PingService.Callback stub = cb.stub;
+                return () -> sink = svc.pingpong(arg, stub);
+            }
+            case STAR:
+                return () -> sink = svc.star(arg);
+            case THROW:
+                return () -> {
+                    try {
+                        svc.fail(arg);
+                    } catch (BenchException expected) {
+                        sink = expected;
+                    }
+                };
+            default:
+                throw new IllegalArgumentException("no plain invoker for " + k);
+        }
+    }
+
+    /** Warm-up, then timed calls into {@code samples}; both phases stop at their budget. */
+    static Measured measure(Invoker inv, int warmup, int reps, long budgetNs, long[] samples) throws Exception {
+        long deadline = System.nanoTime() + budgetNs;
+        for (int i = 0; i < warmup && System.nanoTime() < deadline; i++) {
+            inv.call();
+        }
+        int n = 0;
+        long start = System.nanoTime();
+        deadline = start + budgetNs;
+        long t1 = start;
+        while (n < reps) {
+            long t0 = System.nanoTime();
+            inv.call();
+            t1 = System.nanoTime();
+            samples[n++] = t1 - t0;
+            if (t1 > deadline) {
+                break;
+            }
+        }
+        return new Measured(Stats.summarize(samples, n), t1 - start);
+    }
+
+    private Measured measureRaw(int size, int warmup, int reps, long budgetNs, long[] samples) throws Exception {
+        int port = svc.openRawEcho(size);
+        try (Socket s = new Socket(host, port)) {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(30_000);
+            OutputStream os = s.getOutputStream();
+            InputStream is = s.getInputStream();
+            byte[] buf = (byte[]) new ObjectSpec(ObjectSpec.Kind.RAW, size).create();
+            return measure(() -> {
+                os.write(buf);
+                if (!PingServiceImpl.readFully(is, buf)) {
+                    throw new IOException("raw echo server closed the connection");
+                }
+            }, warmup, reps, budgetNs, samples);
+        }
+    }
+
+    /**
+     * {@code star}: {@code threads} threads, each with its own sample array, wait at a barrier, then call at once.
+     * Latencies are merged; calls/s is all calls over the wall time from the barrier to the last thread's end.
+     */
+    private Measured measureStar(Object arg, int threads, int warmup, int reps, long budgetNs) throws Exception {
+        int perThread = Math.max(1, reps / threads);
+        int warmPerThread = warmup / threads;
+        long[][] samples = new long[threads][perThread];
+        int[] counts = new int[threads];
+        long[] startNs = new long[1];
+        AtomicLong endNs = new AtomicLong();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        CyclicBarrier barrier = new CyclicBarrier(threads, () -> startNs[0] = System.nanoTime());
+        Thread[] ts = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            final int id = t;
+            ts[t] = new Thread(() -> {
+                try {
+                    Invoker inv = () -> sink = svc.star(arg);
+                    long warmDeadline = System.nanoTime() + budgetNs;
+                    for (int i = 0; i < warmPerThread && System.nanoTime() < warmDeadline; i++) {
+                        inv.call();
+                    }
+                    barrier.await();
+                    long deadline = startNs[0] + budgetNs;
+                    long[] mine = samples[id];
+                    int n = 0;
+                    while (n < perThread) {
+                        long t0 = System.nanoTime();
+                        inv.call();
+                        long t1 = System.nanoTime();
+                        mine[n++] = t1 - t0;
+                        if (t1 > deadline) {
+                            break;
+                        }
+                    }
+                    counts[id] = n;
+                    endNs.accumulateAndGet(System.nanoTime(), Math::max);
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    barrier.reset();
+                }
+            }, "star-" + t);
+            ts[t].start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new IOException("star thread failed: " + failure.get(), failure.get());
+        }
+        int total = 0;
+        for (int c : counts) {
+            total += c;
+        }
+        long[] all = new long[total];
+        int off = 0;
+        for (int t = 0; t < threads; t++) {
+            System.arraycopy(samples[t], 0, all, off, counts[t]);
+            off += counts[t];
+        }
+        return new Measured(Stats.summarize(all, total), endNs.get() - startNs[0]);
+    }
+
+    // ------------------------------------------------------------------ verify
+
+    private int verifyAll(Options o, List<Kernel> kernels, List<ObjectSpec> objects, PrintStream out, int calls) {
+        int threads = o.getInt("star-threads", 1, 1024);
+        int failures = 0;
+        for (Kernel k : kernels) {
+            for (ObjectSpec spec : casesOf(k, objects)) {
+                String what = k.id() + " " + spec.label();
+                try {
+                    long digest = verify(k, spec, calls, threads);
+                    out.println("verify " + what + " ok " + Digest.hex(digest));
+                } catch (Exception | AssertionError e) {
+                    failures++;
+                    out.println("verify " + what + " FAIL " + e);
+                    err.println("bench-client: verify " + what + " failed: " + e);
+                }
+                out.flush();
+            }
+        }
+        if (failures > 0) {
+            err.println("bench-client: " + failures + " verify case(s) failed");
+            return 1;
+        }
+        return 0;
+    }
+
+    /** Runs one kernel/object {@code calls} times, checks each outcome, returns a content-only digest. */
+    long verify(Kernel k, ObjectSpec spec, int calls, int threads) throws Exception {
+        long h = Digest.of(Digest.EMPTY, k.id());
+        h = Digest.of(h, spec.create());
+        for (int i = 0; i < calls; i++) {
+            switch (k) {
+                case PING:
+                    svc.ping();
+                    h = Digest.mix(h, expectServer(PingServiceImpl.argsDigest()));
+                    break;
+                case PING_2I:
+                    svc.ping(i + 1, -7 * (i + 1));
+                    h = Digest.mix(h, expectServer(PingServiceImpl.argsDigest(i + 1, -7 * (i + 1))));
+                    break;
+                case PING_2I2F:
+                    svc.ping(i, i * 3, i * 0.5f, -i - 0.25f);
+                    h = Digest.mix(h, expectServer(PingServiceImpl.argsDigest(i, i * 3, i * 0.5f, -i - 0.25f)));
+                    break;
+                case PING_OBJ: {
+                    Object arg = spec.create();
+                    svc.ping(arg);
+                    h = Digest.mix(h, expectServer(PingServiceImpl.argsDigest(arg)));
+                    break;
+                }
+                case ECHO:
+                    h = Digest.of(h, expectEqual(spec.create(), svc.echo(spec.create())));
+                    break;
+                case PINGPONG: {
+                    CallbackImpl cb = callback();
+                    long before = cb.count.get();
+                    Object r = expectEqual(spec.create(), svc.pingpong(spec.create(), cb.stub));
+                    long seen = cb.count.get() - before;
+                    check(seen == 1, "pingpong: expected exactly 1 callback into the client, saw " + seen);
+                    h = Digest.mix(Digest.of(h, r), seen);
+                    break;
+                }
+                case STAR:
+                    h = Digest.mix(h, verifyStar(spec, threads));
+                    break;
+                case RAW_TCP:
+                    h = Digest.mix(h, verifyRaw(spec.n(), i));
+                    break;
+                case THROW: {
+                    Object arg = spec.create();
+                    String expected = Digest.hex(Digest.of(arg));
+                    try {
+                        svc.fail(arg);
+                        throw new AssertionError("throw: the call returned normally; expected BenchException");
+                    } catch (BenchException e) {
+                        check(expected.equals(e.getMessage()), "throw: exception message '" + e.getMessage()
+                                + "', expected '" + expected + "'");
+                        h = Digest.of(h, e.getMessage());
+                    }
+                    break;
+                }
+                default:
+                    throw new AssertionError(k);
+            }
+        }
+        return h;
+    }
+
+    private long expectServer(long expected) throws RemoteException {
+        long got = svc.lastReceivedDigest();
+        check(got == expected, "the server received arguments with digest " + Digest.hex(got) + ", expected "
+                + Digest.hex(expected));
+        return got;
+    }
+
+    private static Object expectEqual(Object sent, Object got) {
+        check(Objects.deepEquals(sent, got), "result differs from what was sent: sent " + describe(sent) + ", got "
+                + describe(got));
+        check(Digest.of(sent) == Digest.of(got), "result digest differs from what was sent");
+        return got;
+    }
+
+    private static String describe(Object o) {
+        if (o == null) {
+            return "null";
+        }
+        String s = o.getClass().isArray() ? o.getClass().getComponentType() + "[" + java.lang.reflect.Array.getLength(o)
+                + "]" : o.getClass().getSimpleName();
+        return s + " digest " + Digest.hex(Digest.of(o));
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) {
+            throw new AssertionError(message);
+        }
+    }
+
+    /** All threads call star once behind a barrier; every result must equal what was sent. */
+    private long verifyStar(ObjectSpec spec, int threads) throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(threads);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        long[] digests = new long[threads];
+        Thread[] ts = new Thread[threads];
+        for (int t = 0; t < threads; t++) {
+            final int id = t;
+            ts[t] = new Thread(() -> {
+                try {
+                    Object arg = spec.create();
+                    barrier.await();
+                    digests[id] = Digest.of(expectEqual(arg, svc.star(arg)));
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    barrier.reset();
+                }
+            }, "star-verify-" + t);
+            ts[t].start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("star: " + failure.get(), failure.get());
+        }
+        long h = Digest.EMPTY;
+        for (long d : digests) {
+            h = Digest.mix(h, d);
+        }
+        return h;
+    }
+
+    private long verifyRaw(int size, int call) throws Exception {
+        int port = svc.openRawEcho(size);
+        try (Socket s = new Socket(host, port)) {
+            s.setTcpNoDelay(true);
+            s.setSoTimeout(10_000);
+            byte[] sent = (byte[]) new ObjectSpec(ObjectSpec.Kind.RAW, size).create();
+            sent[0] = (byte) call;
+            byte[] got = new byte[size];
+            s.getOutputStream().write(sent);
+            check(PingServiceImpl.readFully(s.getInputStream(), got), "raw_tcp: the echo server closed at once");
+            check(Arrays.equals(sent, got), "raw_tcp: echoed bytes differ from those sent");
+            return Digest.of(got);
+        }
+    }
+
+    // ------------------------------------------------------------------ callback
+
+    private CallbackImpl callback() throws RemoteException {
+        if (callback == null) {
+            CallbackImpl cb = new CallbackImpl();
+            cb.stub = (PingService.Callback) UnicastRemoteObject.exportObject(cb, 0);
+            callback = cb;
+        }
+        return callback;
+    }
+
+    /** The client's callback object for pingpong: returns its argument and counts the calls. */
+    static final class CallbackImpl implements PingService.Callback {
+        final AtomicLong count = new AtomicLong();
+        PingService.Callback stub;
+
+        @Override
+        public Object pong(Object o) {
+            count.incrementAndGet();
+            return o;
+        }
+    }
+}

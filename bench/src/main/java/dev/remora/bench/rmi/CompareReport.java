@@ -1,0 +1,389 @@
+package dev.remora.bench.rmi;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Turns the per-round CSV files of {@code scripts/compare.sh} into a table shaped like seed 000's Table 3: one row
+ * per kernel/object, one column per configuration with microseconds per call (calls/s for star) and the share of
+ * time saved against the baseline. Per kernel/object and configuration the figure is the median of the round
+ * medians. Client-side {@code [remora] stats-csv} lines found in the logs show calls on Remora's path vs JRMP.
+ *
+ * <p>Reads {@code DIR/raw/*.csv} and {@code DIR/logs/<config>-r<N>-client.log}; writes {@code DIR/summary.csv} and
+ * {@code DIR/summary.md} (prefixed by {@code DIR/header.txt} when present) and prints the table on stdout.
+ */
+public final class CompareReport {
+
+    /** Aggregated figures of one kernel/object under one configuration. */
+    public record Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS) {
+    }
+
+    /** One table row: the kernel/object and a cell per configuration. */
+    public record Row(String kernel, String object, int n, String title, Map<String, Cell> cells) {
+        boolean isThroughput() {
+            return kernel.equals(Kernel.STAR.id());
+        }
+    }
+
+    private final List<String> configs;
+    private final String baseline;
+    private final List<Row> rows;
+
+    private CompareReport(List<String> configs, String baseline, List<Row> rows) {
+        this.configs = configs;
+        this.baseline = baseline;
+        this.rows = rows;
+    }
+
+    /** Groups the rows and takes the median of the round medians (and of p90, p99, calls/s). */
+    public static CompareReport of(List<ResultRow> input, List<String> configs, String baseline) {
+        Map<String, Map<String, List<ResultRow>>> byCase = new LinkedHashMap<>();
+        Map<String, ResultRow> firstOfCase = new LinkedHashMap<>();
+        for (ResultRow r : input) {
+            String key = r.kernel() + "|" + r.object() + "|" + r.n();
+            firstOfCase.putIfAbsent(key, r);
+            byCase.computeIfAbsent(key, x -> new LinkedHashMap<>()).computeIfAbsent(r.config(), x -> new ArrayList<>())
+                    .add(r);
+        }
+        List<Row> rows = new ArrayList<>();
+        for (Map.Entry<String, Map<String, List<ResultRow>>> e : byCase.entrySet()) {
+            ResultRow first = firstOfCase.get(e.getKey());
+            Map<String, Cell> cells = new LinkedHashMap<>();
+            for (Map.Entry<String, List<ResultRow>> c : e.getValue().entrySet()) {
+                List<ResultRow> rs = c.getValue();
+                double[] med = new double[rs.size()];
+                double[] p90 = new double[rs.size()];
+                double[] p99 = new double[rs.size()];
+                double[] cps = new double[rs.size()];
+                for (int i = 0; i < rs.size(); i++) {
+                    med[i] = rs.get(i).medianUs();
+                    p90[i] = rs.get(i).p90Us();
+                    p99[i] = rs.get(i).p99Us();
+                    cps[i] = rs.get(i).callsPerS();
+                }
+                cells.put(c.getKey(), new Cell(rs.size(), Stats.median(med), Stats.median(p90), Stats.median(p99),
+                        Stats.median(cps)));
+            }
+            String label = labelOf(first.kernel());
+            String obj = first.objectLabel();
+            rows.add(new Row(first.kernel(), first.object(), first.n(), obj.isEmpty() ? label : label + " " + obj,
+                    cells));
+        }
+        return new CompareReport(configs, baseline, rows);
+    }
+
+    private static String labelOf(String kernelId) {
+        try {
+            return Kernel.byId(kernelId).label();
+        } catch (IllegalArgumentException e) {
+            return kernelId;
+        }
+    }
+
+    public List<Row> rows() {
+        return rows;
+    }
+
+    /**
+     * Share of time saved against the baseline in percent ({@code (base - t) / base}); for star, from the calls/s
+     * ({@code 1 - base_rate / rate}, the same thing for time per call). NaN when either side is missing.
+     */
+    public double savedPercent(Row row, String config) {
+        Cell base = row.cells().get(baseline);
+        Cell c = row.cells().get(config);
+        if (base == null || c == null) {
+            return Double.NaN;
+        }
+        if (row.isThroughput()) {
+            return c.callsPerS() > 0 ? 100.0 * (1.0 - base.callsPerS() / c.callsPerS()) : Double.NaN;
+        }
+        return base.medianUs() > 0 ? 100.0 * (base.medianUs() - c.medianUs()) / base.medianUs() : Double.NaN;
+    }
+
+    /** Median over rows of {@link #savedPercent} (seed 000's fat dot in Figure 5). */
+    public double medianSaved(String config) {
+        List<Double> v = new ArrayList<>();
+        for (Row r : rows) {
+            double s = savedPercent(r, config);
+            if (!Double.isNaN(s)) {
+                v.add(s);
+            }
+        }
+        if (v.isEmpty()) {
+            return Double.NaN;
+        }
+        double[] a = new double[v.size()];
+        for (int i = 0; i < a.length; i++) {
+            a[i] = v.get(i);
+        }
+        return Stats.median(a);
+    }
+
+    private String cellText(Row r, String config) {
+        Cell c = r.cells().get(config);
+        if (c == null) {
+            return "-";
+        }
+        String value = r.isThroughput() ? String.format(Locale.ROOT, "%.0f/s", c.callsPerS())
+                : String.format(Locale.ROOT, "%.1f", c.medianUs());
+        if (config.equals(baseline) || !r.cells().containsKey(baseline)) {
+            return value;
+        }
+        return String.format(Locale.ROOT, "%s (%+.0f%%)", value, savedPercent(r, config)).replace("(+", "(");
+    }
+
+    /** The plain-text table. {@code stats} maps a configuration to its client stats line (may be empty). */
+    public String text(Map<String, String> stats) {
+        int w0 = "timings in us (star: calls/s)".length();
+        for (Row r : rows) {
+            w0 = Math.max(w0, r.title().length());
+        }
+        int[] w = new int[configs.size()];
+        for (int i = 0; i < configs.size(); i++) {
+            w[i] = configs.get(i).length();
+            for (Row r : rows) {
+                w[i] = Math.max(w[i], cellText(r, configs.get(i)).length());
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append(pad("timings in us (star: calls/s)", w0));
+        for (int i = 0; i < configs.size(); i++) {
+            sb.append("  ").append(padLeft(configs.get(i), w[i]));
+        }
+        sb.append('\n');
+        for (Row r : rows) {
+            sb.append(pad(r.title(), w0));
+            for (int i = 0; i < configs.size(); i++) {
+                sb.append("  ").append(padLeft(cellText(r, configs.get(i)), w[i]));
+            }
+            sb.append('\n');
+        }
+        sb.append(pad("median % saved vs " + baseline, w0));
+        for (int i = 0; i < configs.size(); i++) {
+            double m = medianSaved(configs.get(i));
+            String t = configs.get(i).equals(baseline) || Double.isNaN(m) ? "" : String.format(Locale.ROOT, "%.1f%%", m);
+            sb.append("  ").append(padLeft(t, w[i]));
+        }
+        sb.append('\n');
+        if (!stats.isEmpty()) {
+            sb.append(pad("client calls remora/jrmp", w0));
+            for (int i = 0; i < configs.size(); i++) {
+                sb.append("  ").append(padLeft(callsText(stats.get(configs.get(i))), w[i]));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** The Markdown table. */
+    public String markdown(Map<String, String> stats) {
+        StringBuilder sb = new StringBuilder("| timings in µs (star: calls/s) |");
+        for (String c : configs) {
+            sb.append(' ').append(c).append(" |");
+        }
+        sb.append("\n|---|");
+        for (int i = 0; i < configs.size(); i++) {
+            sb.append("---:|");
+        }
+        sb.append('\n');
+        for (Row r : rows) {
+            sb.append("| ").append(r.title().replace("|", "\\|")).append(" |");
+            for (String c : configs) {
+                sb.append(' ').append(cellText(r, c)).append(" |");
+            }
+            sb.append('\n');
+        }
+        sb.append("| median % saved vs ").append(baseline).append(" |");
+        for (String c : configs) {
+            double m = medianSaved(c);
+            sb.append(' ').append(c.equals(baseline) || Double.isNaN(m) ? "" : String.format(Locale.ROOT, "%.1f%%", m))
+                    .append(" |");
+        }
+        sb.append('\n');
+        if (!stats.isEmpty()) {
+            sb.append("| client calls remora/jrmp |");
+            for (String c : configs) {
+                sb.append(' ').append(callsText(stats.get(c))).append(" |");
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    /** The aggregated CSV. */
+    public String csv() {
+        StringBuilder sb = new StringBuilder(
+                "config,kernel,object,n,rounds,median_us,p90_us,p99_us,calls_per_s,saved_pct_vs_" + baseline + "\n");
+        for (Row r : rows) {
+            for (String c : configs) {
+                Cell cell = r.cells().get(c);
+                if (cell == null) {
+                    continue;
+                }
+                double s = savedPercent(r, c);
+                sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.1f,%s%n", c, r.kernel(),
+                        r.object(), r.n(), cell.rounds(), cell.medianUs(), cell.p90Us(), cell.p99Us(),
+                        cell.callsPerS(), Double.isNaN(s) ? "" : String.format(Locale.ROOT, "%.2f", s)));
+            }
+        }
+        return sb.toString();
+    }
+
+    private static String callsText(String statsLine) {
+        if (statsLine == null || statsLine.isEmpty()) {
+            return "-";
+        }
+        Map<String, String> kv = parseStats(statsLine);
+        return kv.getOrDefault("calls_remora", "?") + "/" + kv.getOrDefault("calls_jrmp", "?")
+                + (kv.containsKey("fallbacks") && !kv.get("fallbacks").equals("0") ? " fb " + kv.get("fallbacks") : "");
+    }
+
+    /** Parses {@code [remora] stats-csv k=v,k=v}; other text before the marker is ignored. */
+    public static Map<String, String> parseStats(String line) {
+        Map<String, String> out = new LinkedHashMap<>();
+        int at = line.indexOf("stats-csv");
+        String body = at >= 0 ? line.substring(at + "stats-csv".length()).trim() : line.trim();
+        for (String kv : body.split(",")) {
+            int eq = kv.indexOf('=');
+            if (eq > 0) {
+                out.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+        }
+        return out;
+    }
+
+    /** Sums the numeric stats of several lines (one per round) into one line of the same shape. */
+    public static String sumStats(List<String> lines) {
+        Map<String, Long> sum = new LinkedHashMap<>();
+        for (String l : lines) {
+            for (Map.Entry<String, String> e : parseStats(l).entrySet()) {
+                try {
+                    sum.merge(e.getKey(), Long.parseLong(e.getValue()), Long::sum);
+                } catch (NumberFormatException ignored) {
+                    // Non-numeric field: not summed.
+                }
+            }
+        }
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, Long> e : sum.entrySet()) {
+            sb.append(sb.length() == 0 ? "" : ",").append(e.getKey()).append('=').append(e.getValue());
+        }
+        return sb.toString();
+    }
+
+    private static String pad(String s, int w) {
+        return s.length() >= w ? s : s + " ".repeat(w - s.length());
+    }
+
+    private static String padLeft(String s, int w) {
+        return s.length() >= w ? s : " ".repeat(w - s.length()) + s;
+    }
+
+    public static void main(String[] args) {
+        Options o = new Options()
+                .option("dir", "", "results folder holding raw/*.csv and logs/*-client.log")
+                .option("configs", "", "configurations in column order (default: as found)")
+                .option("baseline", "vanilla", "configuration the % saved is measured against");
+        try {
+            o.parse(args);
+            if (o.get("dir").isEmpty()) {
+                throw new IllegalArgumentException("--dir is required");
+            }
+            System.exit(run(Path.of(o.get("dir")), o.get("configs"), o.get("baseline"), System.out));
+        } catch (IllegalArgumentException | IOException e) {
+            System.err.println("compare-report: " + e.getMessage());
+            System.exit(2);
+        }
+    }
+
+    /** Reads the folder, prints the table and writes summary.csv / summary.md. */
+    public static int run(Path dir, String configList, String baseline, PrintStream out) throws IOException {
+        List<ResultRow> input = new ArrayList<>();
+        Map<String, Boolean> found = new LinkedHashMap<>();
+        Path raw = dir.resolve("raw");
+        if (!Files.isDirectory(raw)) {
+            throw new IOException("no " + raw + ": run scripts/compare.sh, which writes the per-round CSV files there");
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(raw, "*.csv")) {
+            List<Path> files = new ArrayList<>();
+            ds.forEach(files::add);
+            files.sort(null);
+            for (Path f : files) {
+                for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                    if (line.isBlank() || line.startsWith("config,")) {
+                        continue;
+                    }
+                    ResultRow r = ResultRow.parse(line);
+                    input.add(r);
+                    found.put(r.config(), Boolean.TRUE);
+                }
+            }
+        }
+        if (input.isEmpty()) {
+            throw new IOException("no result rows in " + raw + "/*.csv: did every run fail? see " + dir.resolve("logs"));
+        }
+        List<String> configs = new ArrayList<>();
+        if (!configList.isBlank()) {
+            for (String c : configList.split(",")) {
+                if (found.containsKey(c.trim())) {
+                    configs.add(c.trim());
+                }
+            }
+        } else {
+            configs.addAll(found.keySet());
+        }
+        CompareReport report = of(input, configs, baseline);
+        Map<String, String> stats = new TreeMap<>();
+        Path logs = dir.resolve("logs");
+        for (String c : configs) {
+            List<String> lines = new ArrayList<>();
+            if (Files.isDirectory(logs)) {
+                try (DirectoryStream<Path> ds = Files.newDirectoryStream(logs, "*-client.log")) {
+                    for (Path f : ds) {
+                        String name = f.getFileName().toString();
+                        if (name.startsWith(c + "-r") && name.substring(c.length() + 2).matches("\\d+-client\\.log")) {
+                            for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                                if (line.contains("[remora] stats-csv")) {
+                                    lines.add(line);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            if (!lines.isEmpty()) {
+                stats.put(c, sumStats(lines));
+            }
+        }
+        String text = report.text(stats);
+        out.print(text);
+        Path header = dir.resolve("header.txt");
+        String head = Files.exists(header) ? Files.readString(header, StandardCharsets.UTF_8) : "";
+        StringBuilder md = new StringBuilder("# Remora compare\n\n");
+        if (!head.isEmpty()) {
+            md.append("```\n").append(head.strip()).append("\n```\n\n");
+        }
+        md.append(report.markdown(stats));
+        md.append("\nEach cell: median over rounds of the per-round median; in brackets the share of time saved against ")
+                .append(baseline).append(" (negative: slower). star rows are calls/s of all client threads together.\n");
+        if (!stats.isEmpty()) {
+            md.append("\nClient stats (summed over rounds):\n\n");
+            for (Map.Entry<String, String> e : stats.entrySet()) {
+                md.append("- ").append(e.getKey()).append(": `").append(e.getValue()).append("`\n");
+            }
+        }
+        Files.writeString(dir.resolve("summary.md"), md.toString(), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve("summary.csv"), report.csv(), StandardCharsets.UTF_8);
+        return 0;
+    }
+}

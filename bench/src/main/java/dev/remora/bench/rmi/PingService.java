@@ -1,0 +1,61 @@
+package dev.remora.bench.rmi;
+
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+
+/**
+ * The remote interface of the benchmark collection (seed 000, section 6.1). A plain RMI interface: nothing here
+ * knows about Remora. Java cannot overload on the return type alone, so {@code obj ping(obj)} is {@link #echo}.
+ *
+ * <p>The void kernels remember what they received in plain fields (no work on the timed path);
+ * {@link #lastReceivedDigest()} lets {@code --verify} check that the arguments really arrived.
+ */
+public interface PingService extends Remote {
+
+    /** Kernel {@code void ping()}. */
+    void ping() throws RemoteException;
+
+    /** Kernel {@code void ping(int,int)}. */
+    void ping(int a, int b) throws RemoteException;
+
+    /** Kernel {@code void ping(int,int,float,float)}. */
+    void ping(int a, int b, float c, float d) throws RemoteException;
+
+    /** Kernel {@code void ping(obj)}. */
+    void ping(Object o) throws RemoteException;
+
+    /** Kernel {@code obj ping(obj)}: returns its argument. */
+    Object echo(Object o) throws RemoteException;
+
+    /** Kernel {@code obj pingpong(obj)}: calls {@code back.pong(o)} before returning what the callback returned. */
+    Object pingpong(Object o, Callback back) throws RemoteException;
+
+    /** Kernel {@code obj star(obj)}: like {@link #echo}, called by many clients at once. */
+    Object star(Object o) throws RemoteException;
+
+    /** Kernel {@code throw(obj)}: always throws {@link BenchException} whose message is the digest of {@code o}. */
+    void fail(Object o) throws RemoteException, BenchException;
+
+    /** Digest of what the last void kernel received (see {@link Digest}), for {@code --verify}. */
+    long lastReceivedDigest() throws RemoteException;
+
+    /**
+     * Opens a loopback server socket that echoes fixed-size messages on the one connection it accepts (the raw Java
+     * TCP floor); returns its port.
+     */
+    int openRawEcho(int messageSize) throws RemoteException;
+
+    /**
+     * The server JVM's total JIT compilation time so far (ms; -1 when not reported). The client waits until it and
+     * its own stop growing before timing, so compilations do not land in the measurements.
+     */
+    long compilationMillis() throws RemoteException;
+
+    /** Asks the server to unexport and, when started from its main, to exit shortly after this call returns. */
+    void shutdown() throws RemoteException;
+
+    /** The client side of {@code pingpong}. */
+    interface Callback extends Remote {
+        Object pong(Object o) throws RemoteException;
+    }
+}

@@ -1,0 +1,103 @@
+package dev.remora.bench.rmi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class CompareReportTest {
+
+    private static ResultRow row(String config, int round, String kernel, String object, int n, double median,
+            double cps) {
+        return new ResultRow(config, round, kernel, object, n, 1000, median, median * 1.1, median * 2, cps);
+    }
+
+    @Test
+    void medianOfRoundMediansAndPercentSaved() {
+        List<ResultRow> rows = List.of(
+                row("vanilla", 1, "ping", "-", 0, 20, 0), row("fast", 1, "ping", "-", 0, 10, 0),
+                row("vanilla", 2, "ping", "-", 0, 22, 0), row("fast", 2, "ping", "-", 0, 11, 0),
+                row("vanilla", 3, "ping", "-", 0, 90, 0), row("fast", 3, "ping", "-", 0, 12, 0),
+                row("vanilla", 1, "star", "4int", 0, 100, 40_000), row("fast", 1, "star", "4int", 0, 50, 80_000));
+        CompareReport r = CompareReport.of(rows, List.of("vanilla", "fast"), "vanilla");
+        assertEquals(2, r.rows().size());
+        CompareReport.Row ping = r.rows().get(0);
+        assertEquals("void ping()", ping.title());
+        assertEquals(22.0, ping.cells().get("vanilla").medianUs(), 1e-9); // the outlier round 3 does not drag it
+        assertEquals(3, ping.cells().get("vanilla").rounds());
+        assertEquals(11.0, ping.cells().get("fast").medianUs(), 1e-9);
+        assertEquals(50.0, r.savedPercent(ping, "fast"), 1e-9);
+        assertEquals(0.0, r.savedPercent(ping, "vanilla"), 1e-9);
+        CompareReport.Row star = r.rows().get(1);
+        assertEquals("obj star(obj) 4int", star.title());
+        assertEquals(50.0, r.savedPercent(star, "fast"), 1e-9); // twice the calls/s: half the time per call
+        assertEquals(50.0, r.medianSaved("fast"), 1e-9);
+        String text = r.text(Map.of());
+        assertTrue(text.contains("11.0 (50%)"), text);
+        assertTrue(text.contains("80000/s (50%)"), text);
+        String md = r.markdown(Map.of("fast", "calls_remora=9,calls_jrmp=1,fallbacks=0"));
+        assertTrue(md.contains("| void ping() | 22.0 | 11.0 (50%) |"), md);
+        assertTrue(md.contains("| client calls remora/jrmp | - | 9/1 |"), md);
+    }
+
+    @Test
+    void slowerConfigurationsShowNegativeSavings() {
+        List<ResultRow> rows = List.of(row("vanilla", 1, "echo_obj", "float[]", 5000, 100, 0),
+                row("agent-off", 1, "echo_obj", "float[]", 5000, 102, 0));
+        CompareReport r = CompareReport.of(rows, List.of("vanilla", "agent-off"), "vanilla");
+        assertEquals(-2.0, r.savedPercent(r.rows().get(0), "agent-off"), 1e-9);
+        assertTrue(r.text(Map.of()).contains("102.0 (-2%)"));
+        assertTrue(r.rows().get(0).title().endsWith("float[5000]"));
+    }
+
+    @Test
+    void statsLinesParseAndSum() {
+        Map<String, String> kv = CompareReport.parseStats("noise [remora] stats-csv calls_remora=3,calls_jrmp=4");
+        assertEquals("3", kv.get("calls_remora"));
+        assertEquals("calls_remora=5,calls_jrmp=4,fallbacks=1", CompareReport.sumStats(List.of(
+                "[remora] stats-csv calls_remora=3,calls_jrmp=4,fallbacks=0",
+                "[remora] stats-csv calls_remora=2,calls_jrmp=0,fallbacks=1")));
+    }
+
+    @Test
+    void runReadsTheFolderAndWritesSummaries(@TempDir Path dir) throws Exception {
+        Files.createDirectories(dir.resolve("raw"));
+        Files.createDirectories(dir.resolve("logs"));
+        Files.writeString(dir.resolve("raw/vanilla-r1.csv"), ResultRow.HEADER + "\n"
+                + row("vanilla", 1, "ping", "-", 0, 20, 0).toCsv() + "\n");
+        Files.writeString(dir.resolve("raw/agent-off-r1.csv"), ResultRow.HEADER + "\n"
+                + row("agent-off", 1, "ping", "-", 0, 20.2, 0).toCsv() + "\n");
+        Files.writeString(dir.resolve("logs/agent-off-r1-client.log"),
+                "x\n[remora] stats-csv calls_remora=0,calls_jrmp=7,fallbacks=0\n");
+        Files.writeString(dir.resolve("header.txt"), "placement: same\n");
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        assertEquals(0, CompareReport.run(dir, "vanilla,agent-off,socket+fast", "vanilla",
+                new PrintStream(out, true, StandardCharsets.UTF_8)));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("20.2 (-1%)"), text);
+        assertTrue(text.contains("0/7"), text);
+        String md = Files.readString(dir.resolve("summary.md"));
+        assertTrue(md.contains("placement: same") && md.contains("| void ping() | 20.0 | 20.2 (-1%) |"), md);
+        String csv = Files.readString(dir.resolve("summary.csv"));
+        assertTrue(csv.contains("agent-off,ping,-,0,1,20.200"), csv);
+        assertTrue(!csv.contains("socket+fast"), csv);
+    }
+
+    @Test
+    void emptyFolderIsAClearError(@TempDir Path dir) throws Exception {
+        assertThrows(java.io.IOException.class, () -> CompareReport.run(dir, "", "vanilla", System.out));
+        Files.createDirectories(dir.resolve("raw"));
+        Exception e = assertThrows(java.io.IOException.class, () -> CompareReport.run(dir, "", "vanilla",
+                System.out));
+        assertTrue(e.getMessage().contains("no result rows"), e.getMessage());
+    }
+}

@@ -1,0 +1,176 @@
+package dev.remora.bench.rmi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
+import java.rmi.RemoteException;
+import java.rmi.registry.LocateRegistry;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Server and client in this one JVM over loopback RMI (RMI still serializes and uses TCP within one JVM):
+ * {@code --verify} passes on a correct server, catches a broken one, and a short timed run writes CSV rows.
+ */
+class LoopbackVerifyTest {
+
+    private static BenchServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = BenchServer.start(BenchServer.options().parse(new String[] {"--port", "0"}));
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    private static String[] args(String... more) {
+        String[] base = {"--port", String.valueOf(server.port()), "--connect-timeout-s", "5"};
+        String[] all = new String[base.length + more.length];
+        System.arraycopy(base, 0, all, 0, base.length);
+        System.arraycopy(more, 0, all, base.length, more.length);
+        return all;
+    }
+
+    private static String[] run(int expectedCode, String... more) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int code = BenchClient.run(args(more), new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertEquals(expectedCode, code, err.toString(StandardCharsets.UTF_8));
+        String text = out.toString(StandardCharsets.UTF_8);
+        return text.isEmpty() ? new String[0] : text.split("\n");
+    }
+
+    @Test
+    void verifyPassesForEveryKernelAndIsDeterministic() {
+        String[] first = run(0, "--verify", "--objects", "all", "--sizes", "50,5000", "--star-threads", "3");
+        // ping, ping2i, ping2i2f, raw_tcp; then ping_obj, echo_obj, pingpong, star, throw over 11 objects
+        assertEquals(4 + 5 * 11, first.length, String.join("\n", first));
+        for (String line : first) {
+            assertTrue(line.matches("verify \\S+ \\S+ ok [0-9a-f]{16}"), line);
+        }
+        assertTrue(first[0].startsWith("verify ping - ok "), first[0]);
+        String[] again = run(0, "--verify", "--objects", "all", "--sizes", "50,5000", "--star-threads", "3");
+        assertEquals(List.of(first), List.of(again));
+    }
+
+    @Test
+    void verifyCatchesAServerThatCorruptsResults() throws Exception {
+        Broken broken = new Broken();
+        PingService stub = (PingService) UnicastRemoteObject.exportObject(broken, 0);
+        LocateRegistry.getRegistry("127.0.0.1", server.port()).rebind("broken", stub);
+        try {
+            String[] lines = run(1, "--verify", "--name", "broken", "--kernels", "ping2i,echo_obj,pingpong",
+                    "--objects", "float[50],tree15,null");
+            String all = String.join("\n", lines);
+            assertTrue(all.contains("verify ping2i - FAIL"), all);
+            assertTrue(all.contains("verify echo_obj float[50] FAIL"), all);
+            assertTrue(all.contains("verify echo_obj tree15 FAIL"), all);
+            assertTrue(all.contains("verify echo_obj null ok"), all); // nothing to corrupt in null
+            assertTrue(all.contains("verify pingpong null FAIL") && all.contains("callback"), all);
+            // --verify-first refuses to time a server whose results are wrong.
+            String[] timed = run(1, "--verify-first", "--name", "broken", "--kernels", "echo_obj", "--objects",
+                    "float[50]", "--warmup-ms", "0", "--reps", "10");
+            assertEquals(0, timed.length, String.join("\n", timed));
+        } finally {
+            UnicastRemoteObject.unexportObject(broken, true);
+        }
+    }
+
+    @Test
+    void timedRunWritesOneCsvRowPerKernelAndObject() {
+        String[] lines = run(0, "--verify-first", "--kernels", "ping,echo_obj,pingpong,star,raw_tcp", "--objects", "4int,int[50]",
+                "--warmup-ms", "0", "--warmup", "20", "--reps", "50", "--budget-ms", "2000", "--star-threads", "2",
+                "--config", "test", "--round", "7");
+        assertEquals(ResultRow.HEADER, lines[0]);
+        assertEquals(1 + 1 + 2 + 2 + 2 + 1, lines.length, String.join("\n", lines));
+        for (int i = 1; i < lines.length; i++) {
+            ResultRow r = ResultRow.parse(lines[i]);
+            assertEquals("test", r.config());
+            assertEquals(7, r.round());
+            assertEquals(50, r.calls(), lines[i]);
+            assertTrue(r.medianUs() > 0 && r.medianUs() <= r.p90Us() && r.p90Us() <= r.p99Us(), lines[i]);
+            assertTrue(r.callsPerS() > 0, lines[i]);
+        }
+        assertEquals("raw_tcp", ResultRow.parse(lines[lines.length - 1]).kernel());
+    }
+
+    /** Corrupts echoed arrays and trees, drops ping(int,int)'s second argument, skips the pingpong callback. */
+    static final class Broken implements PingService {
+        private final PingServiceImpl ok = new PingServiceImpl(InetAddress.getLoopbackAddress(), () -> { });
+
+        @Override
+        public void ping() {
+            ok.ping();
+        }
+
+        @Override
+        public void ping(int a, int b) {
+            ok.ping(a, 0);
+        }
+
+        @Override
+        public void ping(int a, int b, float c, float d) {
+            ok.ping(a, b, c, d);
+        }
+
+        @Override
+        public void ping(Object o) {
+            ok.ping(o);
+        }
+
+        @Override
+        public Object echo(Object o) {
+            if (o instanceof float[]) {
+                ((float[]) o)[7] = -1f;
+            } else if (o instanceof Tree) {
+                ((Tree) o).right.right.right = null;
+            }
+            return o;
+        }
+
+        @Override
+        public Object pingpong(Object o, Callback back) {
+            return o;
+        }
+
+        @Override
+        public Object star(Object o) {
+            return o;
+        }
+
+        @Override
+        public void fail(Object o) throws BenchException {
+            ok.fail(o);
+        }
+
+        @Override
+        public long lastReceivedDigest() {
+            return ok.lastReceivedDigest();
+        }
+
+        @Override
+        public int openRawEcho(int messageSize) throws RemoteException {
+            return ok.openRawEcho(messageSize);
+        }
+
+        @Override
+        public long compilationMillis() {
+            return -1;
+        }
+
+        @Override
+        public void shutdown() {
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package dev.remora.bench.rmi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
+
+class StatsTest {
+
+    @Test
+    void oddCountMedianIsTheMiddleAndPercentilesAreNearestRank() {
+        long[] ns = new long[101];
+        for (int i = 0; i < ns.length; i++) {
+            ns[i] = (100 - i) * 1000L; // reversed: summarize must sort
+        }
+        Stats.Summary s = Stats.summarize(ns, ns.length);
+        assertEquals(101, s.calls());
+        assertEquals(50.0, s.medianUs(), 1e-9);
+        assertEquals(90.0, s.p90Us(), 1e-9); // ceil(0.9 * 101) = 91st smallest = 90 us
+        assertEquals(99.0, s.p99Us(), 1e-9); // ceil(0.99 * 101) = 100th smallest = 99 us
+    }
+
+    @Test
+    void evenCountMedianAveragesTheTwoMiddleValues() {
+        long[] ns = {4000, 1000, 3000, 2000};
+        Stats.Summary s = Stats.summarize(ns, 4);
+        assertEquals(2.5, s.medianUs(), 1e-9);
+        assertEquals(4.0, s.p90Us(), 1e-9);
+        assertEquals(4.0, s.p99Us(), 1e-9);
+    }
+
+    @Test
+    void onlyTheFirstCountSamplesCount() {
+        long[] ns = {5000, 1000, 3000, 999_999_000, 999_999_000};
+        Stats.Summary s = Stats.summarize(ns, 3);
+        assertEquals(3, s.calls());
+        assertEquals(3.0, s.medianUs(), 1e-9);
+        assertEquals(5.0, s.p99Us(), 1e-9);
+    }
+
+    @Test
+    void singleSample() {
+        Stats.Summary s = Stats.summarize(new long[] {7000}, 1);
+        assertEquals(7.0, s.medianUs(), 1e-9);
+        assertEquals(7.0, s.p90Us(), 1e-9);
+    }
+
+    @Test
+    void rejectsEmptyAndBadPercentiles() {
+        assertThrows(IllegalArgumentException.class, () -> Stats.summarize(new long[3], 0));
+        assertThrows(IllegalArgumentException.class, () -> Stats.summarize(new long[3], 4));
+        assertThrows(IllegalArgumentException.class, () -> Stats.percentileSorted(new long[3], 3, 0));
+        assertThrows(IllegalArgumentException.class, () -> Stats.median(new double[0]));
+    }
+
+    @Test
+    void medianOfDoublesDoesNotReorderItsInput() {
+        double[] v = {3, 1, 2, 10};
+        assertEquals(2.5, Stats.median(v), 1e-9);
+        assertEquals(3, v[0]);
+        assertEquals(2.0, Stats.median(new double[] {9, 2, 1}), 1e-9);
+    }
+}
