@@ -1,0 +1,192 @@
+package dev.remora.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.it.Jvm.Jdk;
+import dev.remora.it.app.CalcClient;
+import dev.remora.it.app.CalcServer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The foundation's promises, with real server and client JVMs on JDK 17 and 25: the agent changes no result, its
+ * hooks see the calls, broken advice leaves the application correct, bad configuration is named and harmless,
+ * a second attach is refused, JDK tools are left alone, and a JDK 25 start prints nothing on Remora's behalf.
+ */
+class AgentIT {
+    private static final int ROUNDS = 200;
+    private static final Map<Jdk, List<String>> VANILLA = new ConcurrentHashMap<>();
+
+    /** What the client prints against a server, each side with its own JVM options. */
+    static final class Run {
+        final List<String> clientOut;
+        final Jvm server;
+        final Jvm client;
+
+        Run(List<String> clientOut, Jvm server, Jvm client) {
+            this.clientOut = clientOut;
+            this.server = server;
+            this.client = client;
+        }
+    }
+
+    static Run run(Jdk jdk, List<String> serverOpts, List<String> clientOpts) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, serverOpts, CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, clientOpts, CalcClient.class.getName(), String.valueOf(port),
+                    String.valueOf(ROUNDS))) {
+                int exit = client.waitFor(120);
+                assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
+                server.stop();
+                return new Run(client.stdoutLines(), server, client);
+            }
+        }
+    }
+
+    static List<String> vanilla(Jdk jdk) throws Exception {
+        List<String> v = VANILLA.get(jdk);
+        if (v == null) {
+            v = run(jdk, List.of(), List.of()).clientOut;
+            VANILLA.put(jdk, v);
+        }
+        return v;
+    }
+
+    static List<String> agent(String... props) {
+        List<String> l = new ArrayList<>();
+        l.add(Jvm.javaagent(null));
+        l.add("-Dremora.stats=true");
+        l.addAll(Arrays.asList(props));
+        return l;
+    }
+
+    static long expectedCalls(List<String> out) {
+        String last = out.get(out.size() - 1);
+        assertTrue(last.startsWith("calls "), last);
+        return Long.parseLong(last.substring(6));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void agentOnBothSidesChangesNoResultAndSeesEveryCall(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        Run r = run(jdk, agent(), agent());
+        assertEquals(expected, r.clientOut);
+        long calls = expectedCalls(r.clientOut);
+        assertEquals(calls, r.client.stat("calls_remora") + r.client.stat("calls_jrmp"),
+                () -> "every client call passes the hook\n" + r.client.describe());
+        assertTrue(r.server.stat("exports") >= 2, r.server::describe);
+        assertTrue(r.server.stat("accepts") >= 1, r.server::describe);
+        assertEquals(0, r.client.stat("advice_errors"));
+        assertEquals(0, r.server.stat("advice_errors"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void agentOnOneSideOnly(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        assertEquals(expected, run(jdk, agent(), List.of()).clientOut, "agent on the server only");
+        assertEquals(expected, run(jdk, List.of(), agent()).clientOut, "agent on the client only");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void brokenAdviceLeavesTheApplicationCorrect(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        Run r = run(jdk, agent("-Dremora.debug.faults=advice"), agent("-Dremora.debug.faults=advice"));
+        assertEquals(expected, r.clientOut);
+        assertTrue(r.client.stat("advice_errors") > 0, r.client::describe);
+        assertTrue(r.server.stat("advice_errors") > 0, r.server::describe);
+        String err = r.client.stderr();
+        assertEquals(1, count(err, "a hook failed"), () -> "reported once, not per call\n" + err);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void badValueIsNamedAndTheJvmRunsPlainRmi(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        Run r = run(jdk, List.of(), agent("-Dremora.transport=carrier-pigeon"));
+        assertEquals(expected, r.clientOut);
+        String err = r.client.stderr();
+        assertTrue(err.contains("remora.transport=carrier-pigeon: 'carrier-pigeon' is not one of"), err);
+        assertTrue(err.contains("this JVM runs plain RMI"), err);
+        assertEquals(-1, r.client.stat("calls_jrmp"), "the agent stayed off: no stats");
+    }
+
+    @Test
+    void strictModeExitsOnABadValue() throws Exception {
+        try (Jvm j = Jvm.start(Jdk.JDK17, agent("-Dremora.strict=true", "-Dremora.serializer=bogus"),
+                CalcClient.class.getName(), "1", "1")) {
+            assertEquals(78, j.waitFor(60), j::describe);
+            assertTrue(j.stderr().contains("remora.serializer=bogus"), j::describe);
+        }
+    }
+
+    @Test
+    void secondAgentIsRefused() throws Exception {
+        List<String> opts = new ArrayList<>(agent());
+        opts.add(0, Jvm.javaagent(null));
+        List<String> expected = vanilla(Jdk.JDK17);
+        Run r = run(Jdk.JDK17, List.of(), opts);
+        assertEquals(expected, r.clientOut);
+        assertTrue(r.client.stderr().contains("already installed"), r.client::describe);
+        assertEquals(expectedCalls(r.clientOut), r.client.stat("calls_remora") + r.client.stat("calls_jrmp"),
+                "the first agent still counts each call exactly once");
+    }
+
+    @Test
+    void jdkToolsAreLeftAlone() throws Exception {
+        try (Jvm j = Jvm.start(Jdk.JDK17, agent("-Dremora.log=debug"), "com.sun.tools.javac.Main", "-version")) {
+            assertEquals(0, j.waitFor(60), j::describe);
+            String err = j.stderr();
+            assertTrue(err.contains("not instrumenting the JDK tool com.sun.tools.javac.Main"), err);
+            assertFalse(err.contains("instrumented java.io"), err);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aNormalStartPrintsNothing(Jdk jdk) throws Exception {
+        Run r = run(jdk, List.of(Jvm.javaagent(null)), List.of(Jvm.javaagent(null)));
+        assertEquals(vanilla(jdk), r.clientOut);
+        assertEquals("", r.client.stderr(), "client stderr");
+        assertEquals("", r.server.stderr(), "server stderr");
+    }
+
+    @Test
+    void attachToARunningServer() throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(Jdk.JDK17, List.of("-Djdk.attach.allowAttachSelf=false"),
+                CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            com.sun.tools.attach.VirtualMachine vm =
+                    com.sun.tools.attach.VirtualMachine.attach(String.valueOf(server.pid()));
+            try {
+                vm.loadAgent(Jvm.agentJar().toString(), "remora.stats=true");
+            } finally {
+                vm.detach();
+            }
+            try (Jvm client = Jvm.start(Jdk.JDK17, List.of(), CalcClient.class.getName(), String.valueOf(port),
+                    String.valueOf(ROUNDS))) {
+                assertEquals(0, client.waitFor(120), client::describe);
+                assertEquals(vanilla(Jdk.JDK17), client.stdoutLines());
+            }
+            server.stop();
+            assertTrue(server.stat("server_jrmp_dispatches") >= 2 * ROUNDS,
+                    () -> "hooks installed by attach saw the calls\n" + server.describe());
+        }
+    }
+
+    private static int count(String s, String needle) {
+        return s.split(java.util.regex.Pattern.quote(needle), -1).length - 1;
+    }
+}

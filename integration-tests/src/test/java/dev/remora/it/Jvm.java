@@ -1,0 +1,188 @@
+package dev.remora.it;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * Starts a real JVM (JDK 17 or 25) running a main class from the test class path, with or without
+ * {@code -javaagent:remora-agent.jar}, and collects its output. Output goes to files so a chatty child never blocks
+ * on a full pipe; every wait is bounded.
+ */
+public final class Jvm implements AutoCloseable {
+    /** The JDKs the integration tests run on. */
+    public enum Jdk {
+        JDK17("/usr/lib/jvm/java-17-openjdk-amd64"),
+        JDK25(System.getProperty("it.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"));
+
+        private final String home;
+
+        Jdk(String home) {
+            this.home = home;
+        }
+
+        public Path java() {
+            return Paths.get(home, "bin", "java");
+        }
+
+        /** Skips the calling test with a message where this JDK is not installed. */
+        public Path require() {
+            Assumptions.assumeTrue(Files.isExecutable(java()), () -> name() + " not found at " + home
+                    + ": install it (scripts/setup.sh does) or set -Dit.jdk25=PATH; skipping");
+            return java();
+        }
+    }
+
+    private final Process process;
+    private final Path stdout;
+    private final Path stderr;
+    private final List<String> command;
+
+    private Jvm(Process process, Path stdout, Path stderr, List<String> command) {
+        this.process = process;
+        this.stdout = stdout;
+        this.stderr = stderr;
+        this.command = command;
+    }
+
+    public static Path agentJar() {
+        Path jar = Paths.get(System.getProperty("it.agentJar", "../agent/target/remora-agent.jar"));
+        if (!Files.isRegularFile(jar)) {
+            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build it with"
+                    + " mvn -pl agent -am package -DskipTests");
+        }
+        return jar.toAbsolutePath();
+    }
+
+    /** The agent option, optionally with agent arguments. */
+    public static String javaagent(String agentArgs) {
+        return "-javaagent:" + agentJar() + (agentArgs == null ? "" : "=" + agentArgs);
+    }
+
+    public static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * @param jvmOptions options before the main class (-javaagent, -D...)
+     */
+    public static Jvm start(Jdk jdk, List<String> jvmOptions, String mainClass, String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(jdk.require().toString());
+        cmd.add("-Xshare:auto");
+        cmd.addAll(jvmOptions);
+        cmd.add("-cp");
+        // Only the application's classes: the child must not see Remora or Byte Buddy except through -javaagent.
+        cmd.add(System.getProperty("it.appClasses", "target/test-classes"));
+        cmd.add(mainClass);
+        cmd.addAll(Arrays.asList(args));
+        Path dir = Files.createTempDirectory("remora-it");
+        dir.toFile().deleteOnExit();
+        Path out = dir.resolve("stdout");
+        Path err = dir.resolve("stderr");
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+        pb.environment().remove("JAVA_TOOL_OPTIONS");
+        return new Jvm(pb.start(), out, err, cmd);
+    }
+
+    /** Waits until stdout has a line equal to {@code line}, or fails naming what the JVM printed. */
+    public Jvm awaitLine(String line, long seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (stdoutLines().contains(line)) {
+                return this;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("JVM exited (" + process.exitValue() + ") before printing " + line
+                        + "\n" + describe());
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("no '" + line + "' within " + seconds + " s\n" + describe());
+    }
+
+    /** Waits for exit; kills and fails after {@code seconds}. */
+    public int waitFor(long seconds) throws Exception {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError("JVM still running after " + seconds + " s, killed\n" + describe());
+        }
+        return process.exitValue();
+    }
+
+    /** SIGTERM (shutdown hooks run), then waits. */
+    public int stop() throws Exception {
+        process.destroy();
+        return waitFor(20);
+    }
+
+    public List<String> stdoutLines() throws IOException {
+        return Files.readAllLines(stdout, StandardCharsets.UTF_8);
+    }
+
+    public String stdout() throws IOException {
+        return Files.readString(stdout, StandardCharsets.UTF_8);
+    }
+
+    public String stderr() throws IOException {
+        return Files.readString(stderr, StandardCharsets.UTF_8);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The value of {@code key} in the {@code [remora] stats-csv} line on stderr, or -1 when absent. */
+    public long stat(String key) throws IOException {
+        for (String line : stderr().split("\n")) {
+            if (line.startsWith("[remora] stats-csv ")) {
+                for (String kv : line.substring("[remora] stats-csv ".length()).split(",")) {
+                    int eq = kv.indexOf('=');
+                    if (kv.substring(0, eq).equals(key)) {
+                        return Long.parseLong(kv.substring(eq + 1).trim());
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+
+    public String describe() {
+        StringBuilder sb = new StringBuilder("command: ").append(String.join(" ", command)).append('\n');
+        try {
+            sb.append("stdout:\n").append(stdout()).append("stderr:\n").append(stderr());
+        } catch (IOException e) {
+            sb.append("(output unreadable: ").append(e).append(')');
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        // Output files stay readable after close (tests read them); they go when the test JVM exits.
+        for (Path p : new Path[] {stdout, stderr}) {
+            File f = p.toFile();
+            f.deleteOnExit();
+            f.getParentFile().deleteOnExit();
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.remora.it.fabric;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.remora.it.Jvm;
+import dev.remora.it.Jvm.Jdk;
+import dev.remora.it.app.CalcClient;
+import dev.remora.it.app.CalcServer;
+import dev.remora.it.shim.ShimClient;
+import dev.remora.it.shim.ShimServer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The fabric technology with real JVMs on JDK 17 and 25, {@code -Dremora.transport=fabric} on both sides: the Calc
+ * session prints exactly what plain RMI prints, every client call is on Remora's path, and the debug log shows the
+ * connection ran over an shm fabric link; a server killed mid-call fails the pending call promptly (the TCP liveness
+ * connection) and the next call reconnects; {@code remora.native=false} warns once and uses the socket
+ * technology.
+ * Skipped when this machine has no libfabric (the agent's self-check line says so).
+ */
+class FabricIT {
+    private static final String LOOPBACK = "-Djava.rmi.server.hostname=127.0.0.1";
+
+    private static List<String> agent(String... props) {
+        List<String> l = new ArrayList<>();
+        l.add(Jvm.javaagent(null));
+        l.add("-Dremora.stats=true");
+        l.add("-Dremora.transport=fabric");
+        l.add("-Dremora.log=debug");
+        l.add(LOOPBACK);
+        l.addAll(Arrays.asList(props));
+        return l;
+    }
+
+    private static void assumeFabric(Jdk jdk) throws Exception {
+        // -javaagent puts the agent jar on the class path: its self-check says whether libfabric loads
+        try (Jvm check = Jvm.start(jdk, List.of(Jvm.javaagent(null)), "dev.remora.agent.SelfCheck")) {
+            check.waitFor(60);
+            assumeTrue(check.stdout().contains("libfabric: libfabric"), () -> "libfabric unavailable here, FabricIT"
+                    + " skipped:\n" + check.describe());
+        }
+    }
+
+    /** Runs the Calc server and client to completion; returns {client, server}, both finished. */
+    private static Jvm[] calc(Jdk jdk, List<String> serverOpts, List<String> clientOpts) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, serverOpts, CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, clientOpts, CalcClient.class.getName(), String.valueOf(port), "200")) {
+                int exit = client.waitFor(120);
+                assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
+                server.stop();
+                return new Jvm[] {client, server};
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void calcSessionIsIdenticalOverFabric(Jdk jdk) throws Exception {
+        assumeFabric(jdk);
+        List<String> plain = List.of(LOOPBACK);
+        List<String> vanilla = calc(jdk, plain, plain)[0].stdoutLines();
+        Jvm[] r = calc(jdk, agent(), agent());
+        Jvm client = r[0];
+        Jvm server = r[1];
+        assertEquals(vanilla, client.stdoutLines());
+        String last = vanilla.get(vanilla.size() - 1);
+        long calls = Long.parseLong(last.substring("calls ".length()));
+        assertEquals(calls, client.stat("calls_remora"), () -> "every Calc call on Remora's path\n" + client.describe());
+        assertEquals(0, client.stat("calls_jrmp"), client::describe);
+        assertEquals(0, client.stat("fallbacks"), client::describe);
+        assertTrue(client.stderr().contains("fabric link to 127.0.0.1:") && client.stderr().contains(" over shm"),
+                () -> "the client's connection ran over an shm fabric link\n" + client.describe());
+        assertTrue(server.stderr().contains(" over shm"), () -> "the server's side too\n" + server.describe());
+        assertTrue(server.stat("calls_remora") >= 10, () -> "callbacks went back on Remora's path\n"
+                + server.describe());
+
+        // remora.native=false: one warning, the socket technology, the same output
+        Jvm off = calc(jdk, agent("-Dremora.native=false"), agent("-Dremora.native=false"))[0];
+        assertEquals(vanilla, off.stdoutLines());
+        assertEquals(calls, off.stat("calls_remora"), off::describe);
+        assertEquals(1, off.stat("fallbacks"), off::describe);
+        long warnings = off.stderr().lines().filter(l -> !l.contains("stats:"))
+                .filter(l -> l.contains("remora.transport=fabric but remora.native=false")).count();
+        assertEquals(1, warnings, off::describe);
+        assertTrue(!off.stderr().contains(" over shm"), off::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void serverKilledMidCallFailsPromptlyAndTheNextCallReconnects(Jdk jdk) throws Exception {
+        assumeFabric(jdk);
+        int port = Jvm.freePort();
+        int objectPort = Jvm.freePort();
+        String srv = ShimServer.class.getName();
+        List<String> opts = agent();
+        try (Jvm server = Jvm.start(jdk, opts, srv, String.valueOf(port), String.valueOf(objectPort))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, opts, ShimClient.class.getName(), String.valueOf(port),
+                    String.valueOf(objectPort), "kill")) {
+                client.awaitLine("CALLING", 60);
+                Thread.sleep(300);
+                server.close(); // SIGKILL: the fabric says nothing, the TCP liveness connection drops
+                try (Jvm again = Jvm.start(jdk, opts, srv, String.valueOf(port), String.valueOf(objectPort))) {
+                    again.awaitLine("READY", 60);
+                    assertEquals(0, client.waitFor(120), client::describe);
+                    List<String> lines = client.stdoutLines();
+                    assertTrue(lines.get(2).endsWith("promptly"), client::describe);
+                    assertTrue(client.stderr().contains(" over shm"), client::describe);
+                }
+            }
+        }
+    }
+}
