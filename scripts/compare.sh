@@ -1,0 +1,372 @@
+#!/usr/bin/env bash
+# Remora's main job: run the RMI benchmark collection (bench, dev.remora.bench.rmi) in a server JVM and a client
+# JVM per configuration - vanilla RMI and every agent configuration the agent says it implements - and print a table
+# shaped like seed 000's Table 3: microseconds per call per configuration and the share of time saved against
+# vanilla. Configurations alternate in rounds (round 1: all, round 2: all, ...) so machine drift hits all alike;
+# each cell is the median of the round medians. Results: results/<timestamp>/ (summary.md, summary.csv, raw/, logs/).
+#
+#   scripts/compare.sh                 quick run (a few minutes): n = 50 and 5000, 3 rounds
+#   scripts/compare.sh --full          every kernel/object of seed 000 section 6.1 (n = 50 ... 20000)
+#   scripts/compare.sh --help          all options
+#
+# Configurations are data: scripts/lib/compare-configs.txt.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+CONFIG_FILE="$ROOT/scripts/lib/compare-configs.txt"
+AGENT_JAR="$ROOT/agent/target/remora-agent.jar"
+CLASSES="$ROOT/bench/target/classes"
+MAIN_PKG="dev.remora.bench.rmi"
+
+usage() {
+    cat <<EOF
+usage: scripts/compare.sh [options]
+  --full                 every object and size of seed 000 section 6.1, more repetitions (default: quick)
+  --rounds N             rounds; configurations alternate within each round (default 3)
+  --configs a,b          configurations to run, from $(basename "$CONFIG_FILE") (default: all of them;
+                         ones the agent does not implement yet are skipped with its reason)
+  --kernels k1,k2        kernels (default: the client's: ping,ping2i,ping2i2f,ping_obj,echo_obj,pingpong,star,raw_tcp;
+                         also: throw, all)
+  --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays)
+  --sizes LIST           array lengths for 'arrays' (default quick: 50,5000; full: 50,200,500,2000,5000,20000)
+  --pin same|split|none  CPU placement: same = server and client on CPU 0 (default; on this 2-vCPU VM waking the
+                         other vCPU costs 30-60 us), split = server CPU 0, client CPU 1, none = unpinned
+  --jdk PATH             run both JVMs with PATH/bin/java (default: java on PATH or JAVA_HOME)
+  --star-threads N       client threads in star(obj) (default 4)
+  --warmup-ms N          JIT warm-up over all cases at the start of each client JVM, followed by passes until one
+                         costs neither JVM JIT work (default: quick 6000, full 15000)
+  --jvm-opts "..."       JVM options for both sides (default: "$DEFAULT_JVM_OPTS")
+  --out DIR              results folder (default results/<timestamp>)
+  --timeout-s N          kill a JVM pair that runs longer than this (default: quick 600, full 3600)
+  --no-build             do not build missing or stale jars/classes
+  -h, --help             this help
+EOF
+}
+
+DEFAULT_JVM_OPTS="-Xms512m -Xmx512m -XX:+UseSerialGC"
+FULL=0; ROUNDS=3; CONFIGS=""; KERNELS=""; OBJECTS=""; SIZES=""; PIN=same; JDK=""; STAR_THREADS=4
+JVM_OPTS="$DEFAULT_JVM_OPTS"; WARMUP_MS_OPT=""; OUT=""; TIMEOUT_S=""; BUILD=1
+
+die() { echo "compare.sh: $*" >&2; exit 2; }
+need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
+
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+        --full) FULL=1; shift ;;
+        --rounds) need_value "$@"; ROUNDS="$2"; shift 2 ;;
+        --configs) need_value "$@"; CONFIGS="$2"; shift 2 ;;
+        --kernels) need_value "$@"; KERNELS="$2"; shift 2 ;;
+        --objects) need_value "$@"; OBJECTS="$2"; shift 2 ;;
+        --sizes) need_value "$@"; SIZES="$2"; shift 2 ;;
+        --pin) need_value "$@"; PIN="$2"; shift 2 ;;
+        --jdk) need_value "$@"; JDK="$2"; shift 2 ;;
+        --star-threads) need_value "$@"; STAR_THREADS="$2"; shift 2 ;;
+        --warmup-ms) need_value "$@"; WARMUP_MS_OPT="$2"; shift 2 ;;
+        --jvm-opts) [[ $# -ge 2 ]] || die "--jvm-opts needs a value"; JVM_OPTS="$2"; shift 2 ;;
+        --out) need_value "$@"; OUT="$2"; shift 2 ;;
+        --timeout-s) need_value "$@"; TIMEOUT_S="$2"; shift 2 ;;
+        --no-build) BUILD=0; shift ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; die "unknown option '$1'" ;;
+    esac
+done
+
+[[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive whole number, got '$ROUNDS'"
+[[ "$STAR_THREADS" =~ ^[1-9][0-9]*$ ]] || die "--star-threads must be a positive whole number, got '$STAR_THREADS'"
+case "$PIN" in same|split|none) ;; *) die "--pin must be same, split or none, got '$PIN'" ;; esac
+
+if [[ $FULL == 1 ]]; then
+    : "${OBJECTS:=all}"; : "${SIZES:=50,200,500,2000,5000,20000}"
+    WARMUP_MS=15000; WARMUP=5000; REPS=20000; BUDGET_MS=2000; : "${TIMEOUT_S:=3600}"; MODE=full
+else
+    : "${OBJECTS:=small,arrays}"; : "${SIZES:=50,5000}"
+    WARMUP_MS=6000; WARMUP=2000; REPS=5000; BUDGET_MS=500; : "${TIMEOUT_S:=600}"; MODE=quick
+fi
+if [[ -n "$WARMUP_MS_OPT" ]]; then
+    [[ "$WARMUP_MS_OPT" =~ ^[0-9]+$ ]] || die "--warmup-ms must be a whole number, got '$WARMUP_MS_OPT'"
+    WARMUP_MS="$WARMUP_MS_OPT"
+fi
+[[ "$TIMEOUT_S" =~ ^[1-9][0-9]*$ ]] || die "--timeout-s must be a positive whole number, got '$TIMEOUT_S'"
+
+# ---------------------------------------------------------------- what a fresh machine lacks
+# setup.sh installs (as root) or names what is missing: JDK 17, Maven, C compiler, libfabric. Only when we build.
+if [[ "$BUILD" = 1 ]]; then
+    bash "$ROOT/scripts/setup.sh" || die "scripts/setup.sh could not prepare this machine (see above)"
+fi
+
+# ---------------------------------------------------------------- the JDK
+if [[ -n "$JDK" ]]; then
+    JAVA="$JDK/bin/java"
+    [[ -x "$JAVA" ]] || die "--jdk $JDK: no executable $JAVA (give the JDK's home folder, e.g. /usr/lib/jvm/temurin-25-jdk-amd64)"
+elif [[ -n "${JAVA_HOME:-}" && -x "${JAVA_HOME}/bin/java" ]]; then
+    JAVA="$JAVA_HOME/bin/java"
+else
+    JAVA="$(command -v java || true)"
+    [[ -n "$JAVA" ]] || die "no java on PATH: install a JDK 17+ (scripts/setup.sh) or pass --jdk PATH"
+fi
+JDK_VERSION="$("$JAVA" -version 2>&1 | head -1)"
+
+# ---------------------------------------------------------------- JVMs we started, killed on any exit
+SERVER_PID=""; CLIENT_PID=""
+cleanup() {
+    local pid
+    for pid in $CLIENT_PID $SERVER_PID; do
+        if kill -0 "$pid" 2>/dev/null; then
+            kill "$pid" 2>/dev/null || true
+            sleep 0.3
+            kill -9 "$pid" 2>/dev/null || true
+        fi
+    done
+    CLIENT_PID=""; SERVER_PID=""
+}
+trap cleanup EXIT
+trap 'echo "compare.sh: interrupted; stopping the JVMs" >&2; cleanup; exit 130' INT TERM
+
+# ---------------------------------------------------------------- build what is missing or stale
+stale() { # stale TARGET DIR...: target missing or some file under DIR newer than it
+    local target="$1"; shift
+    [[ -e "$target" ]] || return 0
+    local d
+    for d in "$@"; do
+        [[ -d "$d" ]] || continue
+        if [[ -n "$(find "$d" -type f -newer "$target" -print -quit 2>/dev/null)" ]]; then return 0; fi
+    done
+    return 1
+}
+
+mkdir -p "$ROOT/results"
+[[ -n "$OUT" ]] || OUT="$ROOT/results/$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/tmp" "$OUT/floor"
+OUT="$(cd "$OUT" && pwd)"
+
+if [[ $BUILD == 1 ]]; then
+    if stale "$CLASSES/dev/remora/bench/rmi/BenchClient.class" "$ROOT/bench/src/main/java/dev/remora/bench/rmi"; then
+        echo "compare.sh: building bench (mvn -q -DskipTests package -pl bench -am) ..." >&2
+        if ! (cd "$ROOT" && mvn -q -DskipTests package -pl bench -am) >"$OUT/logs/build-bench.log" 2>&1; then
+            # The benchmark app needs nothing but the JDK: compile it alone rather than give up.
+            echo "compare.sh: the Maven build of bench failed (see $OUT/logs/build-bench.log);" \
+                "compiling the RMI app alone with javac" >&2
+            JAVAC="$(dirname "$JAVA")/javac"; [[ -x "$JAVAC" ]] || JAVAC=javac
+            mkdir -p "$CLASSES"
+            "$JAVAC" --release 17 -d "$CLASSES" "$ROOT"/bench/src/main/java/dev/remora/bench/rmi/*.java \
+                >>"$OUT/logs/build-bench.log" 2>&1 \
+                || die "cannot compile the benchmark app: see $OUT/logs/build-bench.log"
+        fi
+    fi
+    if stale "$AGENT_JAR" "$ROOT/agent/src/main" "$ROOT/rmi-shim/src/main" "$ROOT/serializer/src/main" \
+            "$ROOT/fabric-jni/src/main"; then
+        echo "compare.sh: building the agent (mvn -q -DskipTests package -pl agent -am) ..." >&2
+        if ! (cd "$ROOT" && mvn -q -DskipTests package -pl agent -am) >"$OUT/logs/build-agent.log" 2>&1; then
+            echo "compare.sh: the agent build failed (see $OUT/logs/build-agent.log)" >&2
+            [[ -f "$AGENT_JAR" ]] && echo "compare.sh: using the older $AGENT_JAR" >&2
+        fi
+    fi
+fi
+[[ -f "$CLASSES/$(tr . / <<<"$MAIN_PKG")/BenchClient.class" ]] \
+    || die "no benchmark classes in $CLASSES: build with 'mvn -q -DskipTests package -pl bench -am' or drop --no-build"
+
+# Run from a snapshot of the app's classes: others may rebuild bench/target while the JVMs run (a class loaded
+# late then vanishes: NoClassDefFoundError), and the results folder keeps exactly what was measured.
+mkdir -p "$OUT/app-classes/dev/remora/bench"
+cp -r "$CLASSES/dev/remora/bench/rmi" "$OUT/app-classes/dev/remora/bench/" \
+    || die "cannot copy the benchmark classes from $CLASSES"
+CLASSES="$OUT/app-classes"
+
+# ---------------------------------------------------------------- configurations
+declare -a ALL_NAMES=() RUN=() SKIPPED=()
+declare -A PROPS=()
+while read -r name props; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    ALL_NAMES+=("$name"); PROPS["$name"]="$props"
+done <"$CONFIG_FILE"
+BASELINE="${ALL_NAMES[0]}"
+
+declare -a WANTED=()
+if [[ -n "$CONFIGS" ]]; then
+    IFS=',' read -r -a WANTED <<<"$CONFIGS"
+    for c in "${WANTED[@]}"; do
+        [[ -n "${PROPS[$c]+x}" ]] || die "unknown configuration '$c': known are ${ALL_NAMES[*]} ($CONFIG_FILE)"
+    done
+else
+    WANTED=("${ALL_NAMES[@]}")
+fi
+
+for c in "${WANTED[@]}"; do
+    props="${PROPS[$c]}"
+    if [[ "$props" == "-" ]]; then RUN+=("$c"); continue; fi
+    if [[ ! -f "$AGENT_JAR" ]]; then SKIPPED+=("$c: no agent jar at $AGENT_JAR (build: mvn -q -DskipTests package -pl agent -am)"); continue; fi
+    # shellcheck disable=SC2086
+    if reason="$(timeout 60 "$JAVA" -jar "$AGENT_JAR" --validate $props 2>&1)"; then
+        RUN+=("$c")
+    else
+        SKIPPED+=("$c: $(head -1 <<<"${reason:-agent --validate failed}")")
+    fi
+done
+[[ ${#RUN[@]} -gt 0 ]] || die "no configuration can run: ${SKIPPED[*]}"
+[[ " ${RUN[*]} " == *" $BASELINE "* ]] || BASELINE="${RUN[0]}"
+
+jvm_opts_of() { # the JVM options of configuration $1 (both sides)
+    local props="${PROPS[$1]}" p out="$JVM_OPTS"
+    if [[ "$props" != "-" ]]; then
+        out="$out -javaagent:$AGENT_JAR -Dremora.stats=true"
+        for p in $props; do out="$out -D$p"; done
+    fi
+    echo "$out"
+}
+
+# ---------------------------------------------------------------- CPU placement
+NCPU="$(nproc 2>/dev/null || echo 1)"
+if [[ "$PIN" != none ]] && ! command -v taskset >/dev/null; then
+    echo "compare.sh: taskset not found (Debian: apt-get install util-linux); running unpinned" >&2; PIN=none
+fi
+if [[ "$PIN" == split && "$NCPU" -lt 2 ]]; then die "--pin split needs 2 CPUs, this machine has $NCPU"; fi
+case "$PIN" in
+    same) PIN_SERVER=(taskset -c 0); PIN_CLIENT=(taskset -c 0); PLACEMENT="same: server and client on CPU 0" ;;
+    split) PIN_SERVER=(taskset -c 0); PIN_CLIENT=(taskset -c 1); PLACEMENT="split: server on CPU 0, client on CPU 1" ;;
+    none) PIN_SERVER=(); PIN_CLIENT=(); PLACEMENT="none: unpinned ($NCPU CPUs; latency may flip between placements)" ;;
+esac
+
+# ---------------------------------------------------------------- header
+{
+    echo "Remora compare ($MODE) $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $NCPU CPUs, $(uname -r)"
+    echo "commit:     $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (modified tree)')"
+    echo "JDK:        $JDK_VERSION ($JAVA)"
+    echo "placement:  $PLACEMENT"
+    echo "load:       $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (1/5/15-min load average at start; other work on the CPUs skews latency)"
+    echo "rounds:     $ROUNDS (configurations in table order in odd rounds, reversed in even ones)"
+    echo "per run:    JIT warm-up ${WARMUP_MS} ms over all cases, then until the JIT is quiet; per kernel/object up"
+    echo "            to $WARMUP warm-up and $REPS timed calls, at most ${BUDGET_MS} ms each; star: $STAR_THREADS threads in one client JVM"
+    echo "objects:    $OBJECTS (sizes $SIZES); kernels: ${KERNELS:-default}"
+    echo "JVM opts:   $JVM_OPTS"
+    echo "configs:    ${RUN[*]} (baseline $BASELINE)"
+    for s in "${SKIPPED[@]}"; do echo "skipped:    $s"; done
+} | tee "$OUT/header.txt" >&2
+echo >&2
+
+# ---------------------------------------------------------------- one server/client pair
+FAILED=()
+run_pair() { # run_pair CONFIG ROUND
+    local c="$1" r="$2" opts tag="$1-r$2" ready="$OUT/tmp/$1-r$2.ready" port="" i rc
+    opts="$(jvm_opts_of "$c")"
+    rm -f "$ready"
+    # shellcheck disable=SC2086
+    "${PIN_SERVER[@]}" "$JAVA" $opts -cp "$CLASSES" "$MAIN_PKG.BenchServer" --host 127.0.0.1 --port 0 \
+        --ready-file "$ready" >"$OUT/logs/$tag-server.log" 2>&1 &
+    SERVER_PID=$!
+    for ((i = 0; i < 600; i++)); do
+        [[ -f "$ready" ]] && break
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then break; fi
+        sleep 0.1
+    done
+    [[ -f "$ready" ]] && port="$(sed -n 's/^port=//p' "$ready")"
+    if [[ -z "$port" ]]; then
+        echo "compare.sh: the server JVM of $c (round $r) $(kill -0 "$SERVER_PID" 2>/dev/null && echo 'did not get ready in 60 s' || echo 'died'); last lines of $OUT/logs/$tag-server.log:" >&2
+        tail -n 15 "$OUT/logs/$tag-server.log" | sed 's/^/    /' >&2
+        cleanup; return 1
+    fi
+    # shellcheck disable=SC2086
+    timeout --kill-after=10 "$TIMEOUT_S" "${PIN_CLIENT[@]}" "$JAVA" $opts -Dsun.rmi.transport.tcp.responseTimeout=120000 \
+        -cp "$CLASSES" "$MAIN_PKG.BenchClient" --host 127.0.0.1 --port "$port" --config "$c" --round "$r" \
+        --objects "$OBJECTS" --sizes "$SIZES" ${KERNELS:+--kernels "$KERNELS"} --warmup-ms "$WARMUP_MS" \
+        --warmup "$WARMUP" --reps "$REPS" --budget-ms "$BUDGET_MS" --star-threads "$STAR_THREADS" \
+        --verify-first --no-header --shutdown-server >"$OUT/raw/$tag.csv" 2> >(tee "$OUT/logs/$tag-client.log" \
+        | sed -u -n -e "s/^\[bench-client\] config $c round $r: \(.*\) \.\.\.$/  round $r\/$ROUNDS, config $c, kernel \1 .../p" \
+                    -e 's/^\[bench-client\]   median/      median/p' -e '/^bench-client:/p' -e '/stats-csv/d' -e '/^\[remora\].*\(warn\|error\|fail\)/Ip' >&2) &
+    CLIENT_PID=$!
+    rc=0; wait "$CLIENT_PID" || rc=$?
+    CLIENT_PID=""
+    # The server exits by itself after shutdown(); give it time to print its stats, then make sure.
+    for ((i = 0; i < 100; i++)); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    cleanup
+    sleep 0.2 # let the tee of the client's stderr finish
+    if [[ $rc -ne 0 ]]; then
+        if [[ $rc -eq 124 || $rc -eq 137 ]]; then
+            echo "compare.sh: the client JVM of $c (round $r) ran longer than --timeout-s $TIMEOUT_S and was killed" >&2
+        else
+            echo "compare.sh: the client JVM of $c (round $r) failed (exit $rc); last lines of $OUT/logs/$tag-client.log:" >&2
+        fi
+        tail -n 15 "$OUT/logs/$tag-client.log" | sed 's/^/    /' >&2
+        return 1
+    fi
+    local stats
+    stats="$(grep -h '\[remora\] stats-csv' "$OUT/logs/$tag-client.log" | tail -1 || true)"
+    if [[ -n "$stats" ]]; then
+        echo "  client stats: $(sed 's/.*stats-csv //' <<<"$stats" | tr ',' '\n' | grep -E '^(calls_remora|calls_jrmp|fallbacks)=' | paste -sd' ')" >&2
+    fi
+    return 0
+}
+
+# ---------------------------------------------------------------- the C floor of the fabric transport
+# When a fabric configuration runs, each round also runs bench's C ping-pong over the same provider (shm) in the same
+# placement, with the same wait policy as Remora's endpoint (block: polls, then sched_yield, then naps): the floor
+# that Remora's fabric numbers are read against, measured in the same run.
+FLOOR_BIN="$ROOT/bench/target/c/remora_fabric_pingpong"
+FLOOR=0
+if [[ " ${RUN[*]} " == *" fabric"* ]]; then
+    if [[ ! -x "$FLOOR_BIN" && "$BUILD" = 1 ]]; then
+        make -s -C "$ROOT/bench/src/main/c" >"$OUT/logs/build-floor.log" 2>&1 || true
+    fi
+    if [[ -x "$FLOOR_BIN" ]]; then FLOOR=1; else
+        echo "compare.sh: no C floor ($FLOOR_BIN; see $OUT/logs/build-floor.log): fabric rows have no floor" >&2
+    fi
+fi
+case "$PIN" in
+    same) FLOOR_CPUS=(-c 0 -C 0) ;;
+    split) FLOOR_CPUS=(-c 1 -C 0) ;;
+    *) FLOOR_CPUS=() ;;
+esac
+run_floor() { # run_floor ROUND
+    echo "round $1/$ROUNDS, C floor over shm (64 B and 100000 B round trips)" >&2
+    timeout --kill-after=5 120 "$FLOOR_BIN" -p shm -s 64,100000 -n 20000 -m block -S 20 "${FLOOR_CPUS[@]}" \
+        >"$OUT/floor/floor-r$1.csv" 2>"$OUT/logs/floor-r$1.log" \
+        || echo "compare.sh: the C floor failed in round $1 (see $OUT/logs/floor-r$1.log)" >&2
+}
+
+START=$SECONDS
+for ((r = 1; r <= ROUNDS; r++)); do
+    ((FLOOR)) && run_floor "$r"
+    # Odd rounds run the configurations in table order, even rounds in reverse: no configuration always goes first.
+    ORDER=("${RUN[@]}")
+    if ((r % 2 == 0)); then
+        ORDER=(); for ((i = ${#RUN[@]} - 1; i >= 0; i--)); do ORDER+=("${RUN[$i]}"); done
+    fi
+    for c in "${ORDER[@]}"; do
+        [[ " ${FAILED[*]:-} " == *" $c "* ]] && continue
+        echo "round $r/$ROUNDS, config $c ($(( (SECONDS - START) / 60 )) min $(( (SECONDS - START) % 60 )) s elapsed)" >&2
+        if ! run_pair "$c" "$r"; then
+            FAILED+=("$c")
+            echo "compare.sh: dropping configuration $c from the remaining rounds" >&2
+        fi
+    done
+done
+rm -rf "$OUT/tmp"
+
+# ---------------------------------------------------------------- report
+echo >&2
+cat "$OUT/header.txt"
+echo
+configs_csv="$(IFS=,; echo "${RUN[*]}")"
+"$JAVA" -cp "$CLASSES" "$MAIN_PKG.CompareReport" --dir "$OUT" --configs "$configs_csv" --baseline "$BASELINE" \
+    || die "could not build the report from $OUT/raw (see $OUT/logs)"
+echo
+echo "Each cell: median over $ROUNDS rounds of the per-round median (us per call; star: calls/s of all threads);"
+echo "in brackets the share of time saved against $BASELINE (negative: slower)."
+for s in "${SKIPPED[@]}"; do echo "skipped $s"; done
+for f in "${FAILED[@]}"; do echo "FAILED $f: see $OUT/logs"; done
+if ((FLOOR)) && ls "$OUT"/floor/floor-r*.csv >/dev/null 2>&1; then
+    # median over rounds of the C floor's per-round median (us per round trip) and bandwidth each way
+    floor_line() { # floor_line SIZE COLUMN(8 = median_us, 10 = mb_per_s)
+        cat "$OUT"/floor/floor-r*.csv | awk -F, -v s="$1" -v c="$2" '$4 == s { print $c }' | sort -g \
+            | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+    }
+    {
+        echo
+        echo "C floor (bench/src/main/c, shm, same placement, same wait policy, spin 20 us), median over rounds:"
+        echo "  64 B round trip: $(floor_line 64 8) us; 100000 B round trip: $(floor_line 100000 8) us," \
+            "$(floor_line 100000 10) MB/s each way"
+        echo "  (compare: ping() of fabric+* above; echo_obj byte[100000] moves 100000 B each way per call)"
+    } | tee -a "$OUT/summary.md"
+fi
+echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
+echo "results: $OUT/summary.md, $OUT/summary.csv (raw rows: $OUT/raw, JVM logs: $OUT/logs)"
+[[ ${#FAILED[@]} -eq 0 ]]
