@@ -124,8 +124,10 @@ public final class Installer {
             return CallRouter.JRMP;
         }
         dev.remora.rmi.RouterOptions options = dev.remora.rmi.RouterOptions.defaults()
-                .dispatch("inline".equals(config.get(Property.DISPATCH))
-                        ? dev.remora.rmi.RouterOptions.Dispatch.INLINE : dev.remora.rmi.RouterOptions.Dispatch.POOL)
+                .dispatch("inline".equals(config.get(Property.DISPATCH)) ? dev.remora.rmi.RouterOptions.Dispatch.INLINE
+                        : "pool".equals(config.get(Property.DISPATCH)) ? dev.remora.rmi.RouterOptions.Dispatch.POOL
+                        : dev.remora.rmi.RouterOptions.Dispatch.AUTO)
+                .handoffMicros(config.integer(Property.DISPATCH_HANDOFF))
                 .probeTimeoutMillis(config.integer(Property.PROBE_TIMEOUT))
                 .maxFrameBytes(config.integer(Property.FRAME_MAX))
                 .transport("fabric".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.FABRIC
@@ -163,6 +165,11 @@ public final class Installer {
                     @Override
                     public void typeDescriptors(int n) {
                         stats.typeDescriptors.add(n);
+                    }
+
+                    @Override
+                    public void handoff() {
+                        stats.handoffs.increment();
                     }
 
                     @Override

@@ -20,6 +20,10 @@ public interface RouterListener {
     default void typeDescriptors(int n) {
     }
 
+    /** remora.dispatch=auto: a call ran long on its reading thread, so a pool thread took over reading. */
+    default void handoff() {
+    }
+
     /** Detail for {@code remora.log=debug} (which technology a connection uses, ...). */
     default void debug(String message) {
     }

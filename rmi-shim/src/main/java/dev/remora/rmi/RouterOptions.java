@@ -7,8 +7,12 @@ import dev.remora.serializer.TypeCacheMode;
  * them; this module reads no {@code remora.*} property itself).
  */
 public final class RouterOptions {
-    /** Server threads: a pool made ahead of time, or the thread that reads the connection. */
-    public enum Dispatch { POOL, INLINE }
+    /**
+     * Server threads: AUTO runs a call on the thread that read it and, when the call outlasts
+     * {@link #handoffMicros}, gives reading to a pool thread (seed 001 §2.2); POOL hands every call to a pool made
+     * ahead of time; INLINE runs every call on the reading thread (a blocked call holds up its connection).
+     */
+    public enum Dispatch { AUTO, POOL, INLINE }
 
     /** Technologies offered: socket only, or the fabric one too (auto and fabric differ only in how loud a fallback is). */
     public enum Transport { AUTO, SOCKET, FABRIC }
@@ -16,7 +20,8 @@ public final class RouterOptions {
     /** How non-primitive arguments, results and exceptions are marshalled: Remora's serializer or JDK serialization. */
     public enum Serializer { FAST, JDK }
 
-    Dispatch dispatch = Dispatch.POOL;
+    Dispatch dispatch = Dispatch.AUTO;
+    long handoffMicros = 1000;
     int poolThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     int probeTimeoutMillis = 2000;
     int connectTimeoutMillis = 10_000;
@@ -35,9 +40,18 @@ public final class RouterOptions {
         return new RouterOptions();
     }
 
-    /** remora.dispatch: pool (default) or inline. */
+    /** remora.dispatch: auto (default), pool or inline. */
     public RouterOptions dispatch(Dispatch d) {
         dispatch = d;
+        return this;
+    }
+
+    /**
+     * {@link Dispatch#AUTO}: how long a call may run on the reading thread before a pool thread takes over reading
+     * that connection (checked every half of it, so a hand-off comes after one to one and a half times this).
+     */
+    public RouterOptions handoffMicros(long micros) {
+        handoffMicros = Math.max(10, micros);
         return this;
     }
 

@@ -21,12 +21,17 @@ import java.rmi.UnmarshalException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The server side of one Remora connection: reads frames on the thread that accepted the connection (JRMP's
  * connection thread, as JRMP itself does) and dispatches calls with JRMP's semantics (see {@link #dispatch}), either
- * on that thread ({@code inline}) or on the router's pool.
+ * on that thread ({@code inline}), on the router's pool ({@code pool}), or ({@code auto}) on the reading thread
+ * until a call outlasts the hand-off time, when {@link DispatchWatchdog} gives reading to a pool thread and the
+ * thread that ran the call stops reading once it has answered (the connection's thread then waits for the end).
  *
  * <p>A call whose arguments use the fast serializer ({@link Frame#FLAG_FAST}) is decoded on the reading thread even
  * with the pool, because type ids must be learnt in arrival order ({@link FastChannel}); the pool thread then invokes
@@ -50,6 +55,21 @@ final class ServerConnection implements Link.Sink {
     /** Remote objects sent in results, kept reachable until the client acknowledges (JRMP's DGC ack). */
     private final Map<Integer, List<Remote>> pinned = new ConcurrentHashMap<>();
 
+    // remora.dispatch=auto
+    private static final Call HANDED = new Call();
+    private final boolean auto;
+    private final long handoffNanos;
+    /**
+     * null while the reader reads; the reader's own {@link Call} while it runs a call (since {@link #upcallSince});
+     * {@link #HANDED} once the watchdog gave reading to a pool thread. The reader's call, not a flag, so that a reader
+     * that was replaced can never take the role back from its successor.
+     */
+    private final AtomicReference<Call> upcall = new AtomicReference<>();
+    private volatile long upcallSince;
+    /** Calls the reader started (written by the reader only; the watchdog sees activity). */
+    private volatile long upcalls;
+    private final CountDownLatch ended = new CountDownLatch(1);
+
     ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options) {
         this.link = link;
         this.connectionHandler = connectionHandler;
@@ -58,17 +78,41 @@ final class ServerConnection implements Link.Sink {
         this.options = options;
         this.fast = new FastChannel(options.typeCache);
         this.fastReplies = options.serializer == RouterOptions.Serializer.FAST;
+        this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
+        this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
     }
 
     @Override
     public FrameBuffer bufferFor(byte kind, int callId, int length) {
-        // inline: one buffer, reused; pool: each call owns its frame while a pool thread works on it
-        return pool == null || (kind != Frame.CALL && kind != Frame.ONEWAY) ? inbox : new FrameBuffer(length);
+        // inline and auto: one buffer, reused (a call's arguments are read before anyone else may read); pool: each
+        // call owns its frame while a pool thread works on it
+        return pool == null || auto || (kind != Frame.CALL && kind != Frame.ONEWAY) ? inbox : new FrameBuffer(length);
     }
 
     /** Serves until the peer closes or misbehaves; never throws. */
     void run() {
-        Object oldHandler = pool == null ? RmiInternals.setConnectionHandler(connectionHandler) : null;
+        boolean reads = pool == null || auto; // this thread runs calls itself
+        Object oldHandler = reads ? RmiInternals.setConnectionHandler(connectionHandler) : null;
+        try {
+            if (auto) {
+                DispatchWatchdog.register(this);
+            }
+            if (!serve(inlineCall)) {
+                awaitEnd(); // a pool thread reads now; the caller of run() must not end the connection
+            }
+        } finally {
+            if (reads) {
+                RmiInternals.setConnectionHandler(oldHandler);
+            }
+        }
+    }
+
+    /**
+     * Reads and serves frames until the connection ends (true) or, with auto dispatch, until this thread ran a call
+     * for so long that reading was handed to a pool thread (false). {@code mine} is this reader's call state.
+     */
+    private boolean serve(Call mine) {
+        boolean end = true;
         try {
             while (true) {
                 FrameBuffer f = link.receive(this, 0);
@@ -81,7 +125,25 @@ final class ServerConnection implements Link.Sink {
                             throw new MalformedFrameException("malformed Remora frame from " + link.peer() + ": a "
                                     + Frame.kindName(kind) + " of " + f.length() + " bytes; connection closed");
                         }
-                        if (pool == null) {
+                        if (auto) {
+                            prepare(f, mine); // in arrival order; nobody else reads until the call starts
+                            if (fast.broken() != null) {
+                                complete(mine);
+                                throw new MalformedFrameException("Remora connection from " + link.peer()
+                                        + " closed: type descriptors could not be read (" + fast.broken() + ")");
+                            }
+                            upcallSince = System.nanoTime();
+                            upcall.set(mine);
+                            upcalls++; // only this thread writes it
+                            if (DispatchWatchdog.parked) {
+                                DispatchWatchdog.wake();
+                            }
+                            complete(mine);
+                            if (!upcall.compareAndSet(mine, null)) {
+                                end = false; // handed off: a pool thread reads this connection now
+                                return false;
+                            }
+                        } else if (pool == null) {
                             dispatch(f);
                             if (fast.broken() != null) {
                                 throw new MalformedFrameException("Remora connection from " + link.peer()
@@ -122,11 +184,73 @@ final class ServerConnection implements Link.Sink {
             options.listener.note("server-io:" + e.getClass().getName(), "a Remora connection from " + link.peer()
                     + " ended: " + e);
         } finally {
-            link.close();
-            pinned.clear();
-            if (pool == null) {
-                RmiInternals.setConnectionHandler(oldHandler);
+            if (end) {
+                finish();
             }
+        }
+        return true;
+    }
+
+    /** The connection is over: frees it and releases the thread waiting in {@link #run}. */
+    private void finish() {
+        link.close();
+        pinned.clear();
+        if (auto) {
+            DispatchWatchdog.unregister(this);
+        }
+        ended.countDown();
+    }
+
+    private void awaitEnd() {
+        try {
+            ended.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the JRMP thread is being stopped: give the connection up
+            link.close();
+        }
+    }
+
+    boolean inUpcall() {
+        Call c = upcall.get();
+        return c != null && c != HANDED;
+    }
+
+    long upcallsStarted() {
+        return upcalls;
+    }
+
+    long handoffNanos() {
+        return handoffNanos;
+    }
+
+    /**
+     * Watchdog: if the reader has been running one call for longer than the hand-off time, a pool thread becomes the
+     * reader. Should no thread be had, the connection ends (its client's calls fail and it reconnects), never hangs.
+     */
+    void handOffIfStuck(long now) {
+        Call running = upcall.get();
+        if (running == null || running == HANDED || now - upcallSince < handoffNanos
+                || !upcall.compareAndSet(running, HANDED)) {
+            return;
+        }
+        try {
+            pool.execute(this::readOnPool);
+        } catch (RuntimeException | Error e) {
+            options.listener.note("handoff-failed", "Remora could not hand reading of a connection from "
+                    + link.peer() + " to a new thread (" + e + "); the connection is closed");
+            finish();
+        }
+    }
+
+    /** A pool thread that took over reading from a thread busy with a long call. */
+    private void readOnPool() {
+        Object old = RmiInternals.setConnectionHandler(connectionHandler);
+        try {
+            options.listener.handoff();
+            upcall.set(null);
+            serve(new Call());
+        } finally {
+            RmiInternals.setConnectionHandler(old);
         }
     }
 

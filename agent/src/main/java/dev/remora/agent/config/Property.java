@@ -31,10 +31,16 @@ public enum Property {
             "Kill switch for native code: false never loads libremora_fabric (the socket transport is used)."),
     TYPECACHE("remora.typecache", "connection", values("connection", "call"),
             "Fast serializer's type cache: connection = a class is described once per connection, call = every call."),
-    DISPATCH("remora.dispatch", "pool", values("pool", "inline"),
-            "Server threads for Remora calls: pool = a thread pool made ahead of time, inline = on the receiving thread."),
+    DISPATCH("remora.dispatch", "auto", values("auto", "pool", "inline"),
+            "Server threads for Remora calls: auto = on the receiving thread, a pool thread takes over receiving when a"
+                    + " call runs longer than remora.dispatch.handoff; pool = always a pool thread; inline = always the"
+                    + " receiving thread (a blocked call holds up its connection)."),
+    DISPATCH_HANDOFF("remora.dispatch.handoff", "1000", integer(10, 60_000_000),
+            "Microseconds a call may run on the receiving thread (remora.dispatch=auto) before a pool thread takes"
+                    + " over receiving on its connection."),
     DISPATCH_THREADS("remora.dispatch.threads", "0", integer(0, 4096),
-            "Server threads made ahead of time for remora.dispatch=pool; 0 = max(4, 2 x available processors)."),
+            "Server threads made ahead of time for remora.dispatch=pool and auto; 0 = max(4, 2 x available"
+                    + " processors)."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
     FRAME_MAX("remora.frame.max", "536870912", integer(64, Integer.MAX_VALUE),

@@ -33,6 +33,8 @@ public final class Stats {
     public final LongAdder bytesIn = new LongAdder();
     /** Type descriptors the fast serializer sent (a class described in full, not by id). */
     public final LongAdder typeDescriptors = new LongAdder();
+    /** remora.dispatch=auto: calls that ran so long that a pool thread took over reading their connection. */
+    public final LongAdder handoffs = new LongAdder();
 
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
 
@@ -70,6 +72,7 @@ public final class Stats {
         m.put("bytes_out", bytesOut.sum());
         m.put("bytes_in", bytesIn.sum());
         m.put("type_descriptors", typeDescriptors.sum());
+        m.put("dispatch_handoffs", handoffs.sum());
         m.put("advice_errors", adviceErrors.sum());
         return m;
     }

@@ -26,6 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Rig implements AutoCloseable {
     final AtomicInteger descriptors = new AtomicInteger();
+    final AtomicInteger handoffs = new AtomicInteger();
     final List<String> notes = new ArrayList<>();
     final RemoraRouter client;
     final RemoraRouter server;
@@ -48,6 +49,11 @@ final class Rig implements AutoCloseable {
             @Override
             public void typeDescriptors(int n) {
                 descriptors.addAndGet(n);
+            }
+
+            @Override
+            public void handoff() {
+                handoffs.incrementAndGet();
             }
         };
         client = new RemoraRouter(clientOptions.listener(l).transport(RouterOptions.Transport.SOCKET));

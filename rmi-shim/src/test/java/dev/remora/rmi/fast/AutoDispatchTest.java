@@ -1,0 +1,162 @@
+package dev.remora.rmi.fast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.rmi.RouterOptions;
+import dev.remora.rmi.RouterOptions.Serializer;
+import java.lang.reflect.Method;
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * remora.dispatch=auto: a short call runs on the thread that read it; a call that blocks gives reading of its
+ * connection to a pool thread after the hand-off time, so the connection's other calls go on; when the connection
+ * ends every thread involved lets go.
+ */
+class AutoDispatchTest {
+    /** Remote methods that say which thread ran them. */
+    public interface Where extends Remote {
+        String where() throws RemoteException;
+
+        String waitFor(String gate) throws RemoteException;
+
+        int nap(int millis) throws RemoteException;
+    }
+
+    static final class WhereImpl implements Where {
+        final CountDownLatch gate = new CountDownLatch(1);
+        final CountDownLatch entered = new CountDownLatch(1);
+        volatile Thread firstReader;
+
+        @Override
+        public String where() {
+            if (firstReader == null) {
+                firstReader = Thread.currentThread();
+            }
+            return Thread.currentThread().getName();
+        }
+
+        @Override
+        public int nap(int millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return millis;
+        }
+
+        @Override
+        public String waitFor(String g) {
+            entered.countDown();
+            try {
+                gate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Thread.currentThread().getName();
+        }
+    }
+
+    private static Method m(String name) throws NoSuchMethodException {
+        for (Method m : Where.class.getMethods()) {
+            if (m.getName().equals(name)) {
+                return m;
+            }
+        }
+        throw new NoSuchMethodException(name);
+    }
+
+    private static Rig rig(RouterOptions.Dispatch d, long handoffMicros) throws Exception {
+        return new Rig(Rig.options(Serializer.FAST),
+                Rig.options(Serializer.FAST).dispatch(d).handoffMicros(handoffMicros));
+    }
+
+    @Test
+    void shortCallsRunOnTheReadingThread() throws Throwable {
+        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 1000)) {
+            Object ref = rig.export(new WhereImpl());
+            for (int i = 0; i < 200; i++) {
+                assertEquals("rig-conn", rig.result(ref, m("where")), "call " + i);
+            }
+            assertEquals(0, rig.handoffs.get());
+        }
+        try (Rig rig = rig(RouterOptions.Dispatch.POOL, 1000)) {
+            Object ref = rig.export(new WhereImpl());
+            assertTrue(((String) rig.result(ref, m("where"))).startsWith("remora-dispatch-"));
+        }
+    }
+
+    @Test
+    void aBlockedCallHandsReadingToThePool() throws Throwable {
+        WhereImpl impl = new WhereImpl();
+        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 2000)) {
+            Object ref = rig.export(impl);
+            assertEquals("rig-conn", rig.result(ref, m("where"))); // the connection exists, read by rig-conn
+            CompletableFuture<Object> blocked = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return rig.result(ref, m("waitFor"), "g");
+                } catch (Throwable e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            assertTrue(impl.entered.await(10, TimeUnit.SECONDS));
+            // the same connection: served although its reading thread is blocked in waitFor
+            long t0 = System.nanoTime();
+            String other = (String) rig.result(ref, m("where"));
+            long waitedMicros = (System.nanoTime() - t0) / 1000;
+            assertTrue(other.startsWith("remora-dispatch-"), other);
+            assertEquals(1, rig.handoffs.get());
+            assertFalse(blocked.isDone());
+            for (int i = 0; i < 100; i++) {
+                assertEquals(other, rig.result(ref, m("where")), "the new reader runs short calls itself");
+            }
+            impl.gate.countDown();
+            assertEquals("rig-conn", blocked.get(10, TimeUnit.SECONDS));
+            assertEquals(other, rig.result(ref, m("where")), "the old reader stopped reading");
+            assertEquals(1, rig.handoffs.get());
+            System.out.println("second call waited " + waitedMicros + " us for the hand-off (hand-off time 2000 us)");
+        }
+        // rig.close() closed the sockets: the pool reader saw the end and released rig-conn
+        impl.firstReader.join(10_000);
+        assertFalse(impl.firstReader.isAlive(), "the connection's own thread still waits after the end");
+    }
+
+    @Test
+    void manyThreadsWithLongAndShortCalls() throws Throwable {
+        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 100)) {
+            WhereImpl impl = new WhereImpl();
+            impl.gate.countDown(); // waitFor returns at once; where() is short
+            Object ref = rig.export(impl);
+            CompletableFuture<?>[] fs = new CompletableFuture<?>[8];
+            for (int t = 0; t < fs.length; t++) {
+                int seed = t;
+                fs[t] = CompletableFuture.runAsync(() -> {
+                    try {
+                        for (int i = 0; i < 300; i++) {
+                            if ((i + seed) % 10 == 0) {
+                                Thread.sleep(0, 1000);
+                            }
+                            if ((i + seed) % 7 == 0) {
+                                assertEquals(1, rig.result(ref, m("nap"), 1)); // ten times the hand-off time
+                            } else {
+                                rig.result(ref, m("where"));
+                            }
+                        }
+                    } catch (Throwable e) {
+                        throw new RuntimeException(e);
+                    }
+                });
+            }
+            CompletableFuture.allOf(fs).get(60, TimeUnit.SECONDS);
+            assertTrue(rig.handoffs.get() > 0, "no call outlasted 100 us?");
+            System.out.println("8 threads x 300 calls, 1 in 7 napping 1 ms: " + rig.handoffs.get() + " hand-offs");
+        }
+    }
+}
