@@ -25,6 +25,7 @@ usage: scripts/compare.sh [options]
   --rounds N             rounds; configurations alternate within each round (default 3)
   --configs a,b          configurations to run, from $(basename "$CONFIG_FILE") (default: all of them;
                          ones the agent does not implement yet are skipped with its reason)
+  --config-file FILE     configurations from FILE instead (same format; e.g. to add remora.dispatch=pool)
   --kernels k1,k2        kernels (default: the client's: ping,ping2i,ping2i2f,ping_obj,echo_obj,pingpong,star,raw_tcp;
                          also: throw, all)
   --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays)
@@ -55,6 +56,7 @@ while [[ $# -gt 0 ]]; do
         --full) FULL=1; shift ;;
         --rounds) need_value "$@"; ROUNDS="$2"; shift 2 ;;
         --configs) need_value "$@"; CONFIGS="$2"; shift 2 ;;
+        --config-file) need_value "$@"; CONFIG_FILE="$(realpath "$2")"; shift 2 ;;
         --kernels) need_value "$@"; KERNELS="$2"; shift 2 ;;
         --objects) need_value "$@"; OBJECTS="$2"; shift 2 ;;
         --sizes) need_value "$@"; SIZES="$2"; shift 2 ;;
