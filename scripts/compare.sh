@@ -363,7 +363,8 @@ if ((FLOOR)) && ls "$OUT"/floor/floor-r*.csv >/dev/null 2>&1; then
     }
     {
         echo
-        echo "C floor (bench/src/main/c, shm, same placement, same wait policy, spin 20 us), median over rounds:"
+        echo "C floor (bench/src/main/c, shm, placement as the JVMs' (--pin $PIN), same wait policy, spin 20 us)," \
+            "median over rounds:"
         echo "  64 B round trip: $(floor_line 64 8) us; 100000 B round trip: $(floor_line 100000 8) us," \
             "$(floor_line 100000 10) MB/s each way"
         echo "  (compare: ping() of fabric+* above; echo_obj byte[100000] moves 100000 B each way per call)"

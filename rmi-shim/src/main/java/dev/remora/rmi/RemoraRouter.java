@@ -61,7 +61,7 @@ public final class RemoraRouter implements CallRouter {
     public RemoraRouter(RouterOptions options) {
         this.options = options;
         this.localCalls = new LocalCall(options);
-        Technology socket = new SocketTechnology(options.maxFrameBytes);
+        Technology socket = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
         this.technologies = options.transport == RouterOptions.Transport.SOCKET ? new Technology[] {socket}
                 : new Technology[] {socket, new FabricTechnology(new FabricTechnology.Settings(
                         options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,

@@ -33,6 +33,7 @@ public final class RouterOptions {
     boolean nativeEnabled = true;
     String fabricProvider = "auto";
     long fabricSpinNanos = -1;
+    long socketSpinNanos = 20_000;
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
 
@@ -120,6 +121,12 @@ public final class RouterOptions {
     /** remora.fabric.spin: nanoseconds a fabric receiver polls before it sleeps; negative = the fabric default. */
     public RouterOptions fabricSpinNanos(long nanos) {
         fabricSpinNanos = nanos;
+        return this;
+    }
+
+    /** remora.socket.spin: nanoseconds a socket receiver polls (yielding the CPU) before it blocks in read; 0 = never. */
+    public RouterOptions socketSpinNanos(long nanos) {
+        socketSpinNanos = Math.max(0, nanos);
         return this;
     }
 

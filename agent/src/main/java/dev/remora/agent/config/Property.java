@@ -27,6 +27,9 @@ public enum Property {
     FABRIC_SPIN("remora.fabric.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver polls (yielding the CPU) before it sleeps: on the completion queue's fd"
                     + " where the provider has one (tcp), else in naps up to 1 ms (shm)."),
+    SOCKET_SPIN("remora.socket.spin", "20000", integer(0, Integer.MAX_VALUE),
+            "Nanoseconds a socket receiver polls for bytes (yielding the CPU) before it blocks in read; 0 = block at"
+                    + " once, as JRMP does."),
     NATIVE("remora.native", "true", values("true", "false"),
             "Kill switch for native code: false never loads libremora_fabric (the socket transport is used)."),
     TYPECACHE("remora.typecache", "connection", values("connection", "call"),

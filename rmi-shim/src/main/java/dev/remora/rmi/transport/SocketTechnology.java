@@ -7,10 +7,15 @@ import java.net.Socket;
 /** Remora's frames over the TCP connection that was negotiated on the JRMP port: always available. */
 public final class SocketTechnology implements Technology {
     private final int maxFrame;
+    private final long spinNanos;
 
-    /** @param maxFrame largest frame accepted from a peer; a bigger length is taken as a malformed frame */
-    public SocketTechnology(int maxFrame) {
+    /**
+     * @param maxFrame largest frame accepted from a peer; a bigger length is taken as a malformed frame
+     * @param spinNanos how long a receiver polls the socket (yielding the CPU) before it blocks; 0 blocks at once
+     */
+    public SocketTechnology(int maxFrame, long spinNanos) {
         this.maxFrame = maxFrame;
+        this.spinNanos = Math.max(0, spinNanos);
     }
 
     @Override
@@ -30,6 +35,6 @@ public final class SocketTechnology implements Technology {
 
     @Override
     public Link open(Socket socket, boolean client) throws IOException {
-        return new SocketLink(socket, maxFrame);
+        return new SocketLink(socket, maxFrame, spinNanos);
     }
 }

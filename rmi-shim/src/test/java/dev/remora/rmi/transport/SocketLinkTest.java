@@ -14,8 +14,13 @@ import java.net.Socket;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
-/** Frames over a loopback socket pair: whole frames in order, large ones, a malformed one, the peer closing. */
+/**
+ * Frames over a loopback socket pair: whole frames in order, large ones, a malformed one, the peer closing; each with
+ * the receiver blocking at once (spin 0) and spinning first.
+ */
 class SocketLinkTest {
     private Socket a;
     private Socket b;
@@ -44,10 +49,11 @@ class SocketLinkTest {
         return f;
     }
 
-    @Test
-    void framesArriveWholeAndInOrder() throws IOException {
-        Link tx = new SocketTechnology(1 << 20).open(a, true);
-        Link rx = new SocketTechnology(1 << 20).open(b, false);
+    @ParameterizedTest
+    @ValueSource(longs = {0, 50_000})
+    void framesArriveWholeAndInOrder(long spin) throws IOException {
+        Link tx = new SocketTechnology(1 << 20, spin).open(a, true);
+        Link rx = new SocketTechnology(1 << 20, spin).open(b, false);
         tx.send(frame(Frame.CALL, 7, 30));
         tx.send(frame(Frame.REPLY, 8, 200_000)); // larger than the link's read buffer
         tx.send(frame(Frame.PING, 9, 0));
@@ -69,9 +75,10 @@ class SocketLinkTest {
         assertEquals(9, seen[2]);
     }
 
-    @Test
-    void malformedFrameClosesTheLinkWithAClearMessage() throws IOException {
-        Link rx = new SocketTechnology(1 << 20).open(b, false);
+    @ParameterizedTest
+    @ValueSource(longs = {0, 50_000})
+    void malformedFrameClosesTheLinkWithAClearMessage(long spin) throws IOException {
+        Link rx = new SocketTechnology(1 << 20, spin).open(b, false);
         FrameBuffer bad = new FrameBuffer(16);
         bad.writeInt(-5);
         bad.writeInt(0x01000000);
@@ -83,12 +90,35 @@ class SocketLinkTest {
         assertTrue(!rx.isOpen());
     }
 
-    @Test
-    void peerCloseIsAnEofAndStillOpenNoticesIt() throws IOException {
-        Link rx = new SocketTechnology(1 << 20).open(b, false);
+    @ParameterizedTest
+    @ValueSource(longs = {0, 50_000})
+    void peerCloseIsAnEofAndStillOpenNoticesIt(long spin) throws IOException {
+        Link rx = new SocketTechnology(1 << 20, spin).open(b, false);
         assertTrue(rx.stillOpen());
         a.close();
         assertThrows(EOFException.class, () -> rx.receive((k, id, len) -> new FrameBuffer(16), 5000));
         assertTrue(!rx.stillOpen());
+    }
+
+    @Test
+    void aSpinningReceiverStillGetsAFrameThatComesAfterItsSpinAndHonorsTheTimeout() throws Exception {
+        Link tx = new SocketTechnology(1 << 20, 0).open(a, true);
+        Link rx = new SocketTechnology(1 << 20, 2_000_000).open(b, false);
+        long t0 = System.nanoTime();
+        assertThrows(java.net.SocketTimeoutException.class, () -> rx.receive((k, id, len) -> new FrameBuffer(16), 30));
+        assertTrue(System.nanoTime() - t0 >= 30_000_000L, "timed out before the timeout");
+        Thread late = new Thread(() -> {
+            try {
+                Thread.sleep(20); // well after the 2 ms spin: the receiver is blocked in read by then
+                tx.send(frame(Frame.CALL, 11, 10));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        late.start();
+        FrameBuffer f = rx.receive((k, id, len) -> new FrameBuffer(16), 5000);
+        late.join();
+        assertEquals(Frame.HEADER + 10, f.length());
+        assertEquals(11, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
     }
 }

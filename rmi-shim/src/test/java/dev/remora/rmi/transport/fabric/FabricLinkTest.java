@@ -84,7 +84,7 @@ class FabricLinkTest {
 
     private FabricTechnology technology(String provider) {
         return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, MAX, 5000, listener),
-                new SocketTechnology(MAX));
+                new SocketTechnology(MAX, 0));
     }
 
     private void open(String provider) throws Exception {
@@ -217,7 +217,7 @@ class FabricLinkTest {
     @Test
     void nativeDisabledIsUnavailableWithoutFailing() {
         FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, MAX, 5000,
-                listener), new SocketTechnology(MAX));
+                listener), new SocketTechnology(MAX, 0));
         assertFalse(t.available());
         assertEquals(1, notes.size(), notes.toString());
         assertTrue(notes.get(0).contains("remora.native=false"), notes.get(0));
