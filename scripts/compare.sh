@@ -30,8 +30,11 @@ usage: scripts/compare.sh [options]
                          also: throw, all)
   --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays)
   --sizes LIST           array lengths for 'arrays' (default quick: 50,5000; full: 50,200,500,2000,5000,20000)
-  --pin same|split|none  CPU placement: same = server and client on CPU 0 (default; on this 2-vCPU VM waking the
-                         other vCPU costs 30-60 us), split = server CPU 0, client CPU 1, none = unpinned
+  --pin same|split|best|none
+                         CPU placement: same = server and client on CPU 0 (default; on this 2-vCPU VM waking the
+                         other vCPU costs 30-60 us), split = server CPU 0, client CPU 1, best = each configuration
+                         in its best: JRMP ones (vanilla, agent-off) same, Remora's spinning transports split (the
+                         fabric issue's "vanilla in its best placement"), none = unpinned
   --jdk PATH             run both JVMs with PATH/bin/java (default: java on PATH or JAVA_HOME)
   --star-threads N       client threads in star(obj) (default 4)
   --warmup-ms N          JIT warm-up over all cases at the start of each client JVM, followed by passes until one
@@ -75,7 +78,7 @@ done
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive whole number, got '$ROUNDS'"
 [[ "$STAR_THREADS" =~ ^[1-9][0-9]*$ ]] || die "--star-threads must be a positive whole number, got '$STAR_THREADS'"
-case "$PIN" in same|split|none) ;; *) die "--pin must be same, split or none, got '$PIN'" ;; esac
+case "$PIN" in same|split|best|none) ;; *) die "--pin must be same, split, best or none, got '$PIN'" ;; esac
 
 if [[ $FULL == 1 ]]; then
     : "${OBJECTS:=all}"; : "${SIZES:=50,200,500,2000,5000,20000}"
@@ -216,15 +219,23 @@ jvm_opts_of() { # the JVM options of configuration $1 (both sides)
     echo "$out"
 }
 
+is_jrmp_config() { # true when configuration $1 leaves calls on JRMP (no agent, or remora.transport=jrmp / enabled=false)
+    local props=" ${PROPS[$1]} "
+    [[ "$props" == " - " || "$props" == *" remora.transport=jrmp "* || "$props" == *" remora.enabled=false "* ]]
+}
+
 # ---------------------------------------------------------------- CPU placement
 NCPU="$(nproc 2>/dev/null || echo 1)"
 if [[ "$PIN" != none ]] && ! command -v taskset >/dev/null; then
     echo "compare.sh: taskset not found (Debian: apt-get install util-linux); running unpinned" >&2; PIN=none
 fi
-if [[ "$PIN" == split && "$NCPU" -lt 2 ]]; then die "--pin split needs 2 CPUs, this machine has $NCPU"; fi
+if [[ ( "$PIN" == split || "$PIN" == best ) && "$NCPU" -lt 2 ]]; then die "--pin $PIN needs 2 CPUs, this machine has $NCPU"; fi
 case "$PIN" in
     same) PIN_SERVER=(taskset -c 0); PIN_CLIENT=(taskset -c 0); PLACEMENT="same: server and client on CPU 0" ;;
     split) PIN_SERVER=(taskset -c 0); PIN_CLIENT=(taskset -c 1); PLACEMENT="split: server on CPU 0, client on CPU 1" ;;
+    best) PIN_SERVER=(taskset -c 0); PIN_CLIENT=(taskset -c 0)
+          PLACEMENT="best: JRMP configurations (vanilla, transport=jrmp) with server and client on CPU 0, their best;"
+          PLACEMENT="$PLACEMENT"$'\n'"            Remora transports (which spin) with server on CPU 0, client on CPU 1: spinning peers must not share one" ;;
     none) PIN_SERVER=(); PIN_CLIENT=(); PLACEMENT="none: unpinned ($NCPU CPUs; latency may flip between placements)" ;;
 esac
 
@@ -250,6 +261,9 @@ FAILED=()
 run_pair() { # run_pair CONFIG ROUND
     local c="$1" r="$2" opts tag="$1-r$2" ready="$OUT/tmp/$1-r$2.ready" port="" i rc
     opts="$(jvm_opts_of "$c")"
+    if [[ "$PIN" == best ]]; then # each configuration in its own best placement (see --help)
+        if is_jrmp_config "$c"; then PIN_CLIENT=(taskset -c 0); else PIN_CLIENT=(taskset -c 1); fi
+    fi
     rm -f "$ready"
     # shellcheck disable=SC2086
     "${PIN_SERVER[@]}" "$JAVA" $opts -cp "$CLASSES" "$MAIN_PKG.BenchServer" --host 127.0.0.1 --port 0 \
@@ -314,7 +328,7 @@ if [[ " ${RUN[*]} " == *" fabric"* ]]; then
 fi
 case "$PIN" in
     same) FLOOR_CPUS=(-c 0 -C 0) ;;
-    split) FLOOR_CPUS=(-c 1 -C 0) ;;
+    split|best) FLOOR_CPUS=(-c 1 -C 0) ;;
     *) FLOOR_CPUS=() ;;
 esac
 run_floor() { # run_floor ROUND
