@@ -82,10 +82,10 @@ case "$PIN" in same|split|best|none) ;; *) die "--pin must be same, split, best 
 
 if [[ $FULL == 1 ]]; then
     : "${OBJECTS:=all}"; : "${SIZES:=50,200,500,2000,5000,20000}"
-    WARMUP_MS=15000; WARMUP=5000; REPS=20000; BUDGET_MS=2000; : "${TIMEOUT_S:=3600}"; MODE=full
+    WARMUP_MS=15000; WARMUP=5000; WARMUP_CASE_MS=500; REPS=20000; BUDGET_MS=2000; : "${TIMEOUT_S:=3600}"; MODE=full
 else
     : "${OBJECTS:=small,arrays}"; : "${SIZES:=50,5000}"
-    WARMUP_MS=6000; WARMUP=2000; REPS=5000; BUDGET_MS=500; : "${TIMEOUT_S:=600}"; MODE=quick
+    WARMUP_MS=6000; WARMUP=2000; WARMUP_CASE_MS=200; REPS=5000; BUDGET_MS=500; : "${TIMEOUT_S:=600}"; MODE=quick
 fi
 if [[ -n "$WARMUP_MS_OPT" ]]; then
     [[ "$WARMUP_MS_OPT" =~ ^[0-9]+$ ]] || die "--warmup-ms must be a whole number, got '$WARMUP_MS_OPT'"
@@ -247,8 +247,9 @@ esac
     echo "placement:  $PLACEMENT"
     echo "load:       $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (1/5/15-min load average at start; other work on the CPUs skews latency)"
     echo "rounds:     $ROUNDS (configurations in table order in odd rounds, reversed in even ones)"
-    echo "per run:    JIT warm-up ${WARMUP_MS} ms over all cases, then until the JIT is quiet; per kernel/object up"
-    echo "            to $WARMUP warm-up and $REPS timed calls, at most ${BUDGET_MS} ms each; star: $STAR_THREADS threads in one client JVM"
+    echo "per run:    JIT warm-up ${WARMUP_MS} ms over all cases, then until the JIT is quiet; per kernel/object"
+    echo "            $WARMUP warm-up calls and at least ${WARMUP_CASE_MS} ms of them, then $REPS timed calls, at most"
+    echo "            ${BUDGET_MS} ms each; star: $STAR_THREADS threads in one client JVM"
     echo "objects:    $OBJECTS (sizes $SIZES); kernels: ${KERNELS:-default}"
     echo "JVM opts:   $JVM_OPTS"
     echo "configs:    ${RUN[*]} (baseline $BASELINE)"
@@ -284,7 +285,7 @@ run_pair() { # run_pair CONFIG ROUND
     timeout --kill-after=10 "$TIMEOUT_S" "${PIN_CLIENT[@]}" "$JAVA" $opts -Dsun.rmi.transport.tcp.responseTimeout=120000 \
         -cp "$CLASSES" "$MAIN_PKG.BenchClient" --host 127.0.0.1 --port "$port" --config "$c" --round "$r" \
         --objects "$OBJECTS" --sizes "$SIZES" ${KERNELS:+--kernels "$KERNELS"} --warmup-ms "$WARMUP_MS" \
-        --warmup "$WARMUP" --reps "$REPS" --budget-ms "$BUDGET_MS" --star-threads "$STAR_THREADS" \
+        --warmup "$WARMUP" --warmup-case-ms "$WARMUP_CASE_MS" --reps "$REPS" --budget-ms "$BUDGET_MS" --star-threads "$STAR_THREADS" \
         --verify-first --no-header --shutdown-server >"$OUT/raw/$tag.csv" 2> >(tee "$OUT/logs/$tag-client.log" \
         | sed -u -n -e "s/^\[bench-client\] config $c round $r: \(.*\) \.\.\.$/  round $r\/$ROUNDS, config $c, kernel \1 .../p" \
                     -e 's/^\[bench-client\]   median/      median/p' -e '/^bench-client:/p' -e '/stats-csv/d' -e '/^\[remora\].*\(warn\|error\|fail\)/Ip' >&2) &

@@ -69,6 +69,8 @@ public final class BenchClient {
                 .option("sizes", "50,200,500,2000,5000,20000", "array lengths used by the 'arrays' group")
                 .option("warmup-ms", "3000", "first warm up the JIT on all selected kernels/objects, round-robin, this long")
                 .option("warmup", "2000", "warm-up calls per kernel/object (capped by --budget-ms)")
+                .option("warmup-case-ms", "0", "and keep warming up each kernel/object at least this long (capped by"
+                        + " --budget-ms): a fast configuration then gets as much steady calling before timing as a slow one")
                 .option("reps", "10000", "timed calls per kernel/object (star: in total over all threads)")
                 .option("budget-ms", "2000", "time budget per kernel/object, for the warm-up and again for timing")
                 .option("star-threads", "4", "client threads calling star(obj) at once")
@@ -110,6 +112,7 @@ public final class BenchClient {
             }
             // Validate numbers up front, not after minutes of measuring.
             o.getInt("warmup", 0, Integer.MAX_VALUE);
+            o.getInt("warmup-case-ms", 0, 3_600_000);
             o.getInt("warmup-ms", 0, 3_600_000);
             o.getInt("reps", 1, 50_000_000);
             o.getInt("budget-ms", 1, 3_600_000);
@@ -219,6 +222,7 @@ public final class BenchClient {
                     "kernel", "object", "calls", "median_us", "p90_us", "p99_us", "calls_per_s"));
         }
         int warmup = o.getInt("warmup", 0, Integer.MAX_VALUE);
+        long warmMinNs = o.getInt("warmup-case-ms", 0, 3_600_000) * 1_000_000L;
         int reps = o.getInt("reps", 1, 50_000_000);
         long budgetNs = o.getInt("budget-ms", 1, 3_600_000) * 1_000_000L;
         int threads = o.getInt("star-threads", 1, 1024);
@@ -230,11 +234,11 @@ public final class BenchClient {
                         + k.label() + (spec == ObjectSpec.NONE ? "" : " " + spec.label()) + " ...");
                 Measured m;
                 if (k == Kernel.STAR) {
-                    m = measureStar(spec.create(), threads, warmup, reps, budgetNs);
+                    m = measureStar(spec.create(), threads, warmup, warmMinNs, reps, budgetNs);
                 } else if (k == Kernel.RAW_TCP) {
-                    m = measureRaw(spec.n(), warmup, reps, budgetNs, samples);
+                    m = measureRaw(spec.n(), warmup, warmMinNs, reps, budgetNs, samples);
                 } else {
-                    m = measure(invoker(k, spec.create()), warmup, reps, budgetNs, samples);
+                    m = measure(invoker(k, spec.create()), warmup, warmMinNs, reps, budgetNs, samples);
                 }
                 Stats.Summary s = m.summary();
                 ResultRow row = new ResultRow(o.get("config"), o.getInt("round", 0, 1_000_000), k.id(),
@@ -367,10 +371,20 @@ public final class BenchClient {
         }
     }
 
-    /** Warm-up, then timed calls into {@code samples}; both phases stop at their budget. */
-    static Measured measure(Invoker inv, int warmup, int reps, long budgetNs, long[] samples) throws Exception {
-        long deadline = System.nanoTime() + budgetNs;
-        for (int i = 0; i < warmup && System.nanoTime() < deadline; i++) {
+    /**
+     * Warm-up ({@code warmup} calls and at least {@code warmMinNs}), then timed calls into {@code samples}; both phases
+     * stop at their budget.
+     */
+    static Measured measure(Invoker inv, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
+            throws Exception {
+        long begin = System.nanoTime();
+        long deadline = begin + budgetNs;
+        long warmEnd = begin + Math.min(warmMinNs, budgetNs);
+        for (int i = 0; ; i++) {
+            long now = System.nanoTime();
+            if (now >= deadline || i >= warmup && now >= warmEnd) {
+                break;
+            }
             inv.call();
         }
         int n = 0;
@@ -389,7 +403,8 @@ public final class BenchClient {
         return new Measured(Stats.summarize(samples, n), t1 - start);
     }
 
-    private Measured measureRaw(int size, int warmup, int reps, long budgetNs, long[] samples) throws Exception {
+    private Measured measureRaw(int size, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
+            throws Exception {
         int port = svc.openRawEcho(size);
         try (Socket s = new Socket(host, port)) {
             s.setTcpNoDelay(true);
@@ -402,7 +417,7 @@ public final class BenchClient {
                 if (!PingServiceImpl.readFully(is, buf)) {
                     throw new IOException("raw echo server closed the connection");
                 }
-            }, warmup, reps, budgetNs, samples);
+            }, warmup, warmMinNs, reps, budgetNs, samples);
         }
     }
 
@@ -410,7 +425,8 @@ public final class BenchClient {
      * {@code star}: {@code threads} threads, each with its own sample array, wait at a barrier, then call at once.
      * Latencies are merged; calls/s is all calls over the wall time from the barrier to the last thread's end.
      */
-    private Measured measureStar(Object arg, int threads, int warmup, int reps, long budgetNs) throws Exception {
+    private Measured measureStar(Object arg, int threads, int warmup, long warmMinNs, int reps, long budgetNs)
+            throws Exception {
         int perThread = Math.max(1, reps / threads);
         int warmPerThread = warmup / threads;
         long[][] samples = new long[threads][perThread];
@@ -425,8 +441,14 @@ public final class BenchClient {
             ts[t] = new Thread(() -> {
                 try {
                     Invoker inv = () -> sink = svc.star(arg);
-                    long warmDeadline = System.nanoTime() + budgetNs;
-                    for (int i = 0; i < warmPerThread && System.nanoTime() < warmDeadline; i++) {
+                    long begin = System.nanoTime();
+                    long warmDeadline = begin + budgetNs;
+                    long warmEnd = begin + Math.min(warmMinNs, budgetNs);
+                    for (int i = 0; ; i++) {
+                        long now = System.nanoTime();
+                        if (now >= warmDeadline || i >= warmPerThread && now >= warmEnd) {
+                            break;
+                        }
                         inv.call();
                     }
                     barrier.await();
