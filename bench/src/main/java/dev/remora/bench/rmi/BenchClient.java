@@ -207,11 +207,35 @@ public final class BenchClient {
         void call() throws Exception;
     }
 
-    /** A timed run: the summary and the wall time of the timed loop. */
-    record Measured(Stats.Summary summary, long wallNs) {
+    /**
+     * A timed run: the summary, the wall time of the timed loop and the CPU time both JVMs spent in it (-1: not
+     * measured).
+     */
+    record Measured(Stats.Summary summary, long wallNs, long cpuNs) {
+        Measured(Stats.Summary summary, long wallNs) {
+            this(summary, wallNs, -1);
+        }
+
         double callsPerS() {
             return summary.calls() / (wallNs / 1e9);
         }
+
+        /** CPU time of both JVMs per timed call in us, NaN when not measured. */
+        double cpuUsPerCall() {
+            return cpuNs < 0 || summary.calls() == 0 ? Double.NaN : cpuNs / 1e3 / summary.calls();
+        }
+    }
+
+    /** Reads the CPU time both JVMs have used so far (ns), or -1; called right before and after a timed loop. */
+    interface CpuProbe {
+        long cpuNanos() throws Exception;
+    }
+
+    /** Client + server process CPU time, or -1 when either JVM does not report it. */
+    private long bothCpuNanos() throws Exception {
+        long mine = PingServiceImpl.processCpuNanos();
+        long server = svc.cpuNanos();
+        return mine < 0 || server < 0 ? -1 : mine + server;
     }
 
     private int timeAll(Options o, List<Kernel> kernels, List<ObjectSpec> objects, PrintStream out)
@@ -238,11 +262,13 @@ public final class BenchClient {
                 } else if (k == Kernel.RAW_TCP) {
                     m = measureRaw(spec.n(), warmup, warmMinNs, reps, budgetNs, samples);
                 } else {
-                    m = measure(invoker(k, spec.create()), warmup, warmMinNs, reps, budgetNs, samples);
+                    m = measure(invoker(k, spec.create()), warmup, warmMinNs, reps, budgetNs, samples,
+                            this::bothCpuNanos);
                 }
                 Stats.Summary s = m.summary();
                 ResultRow row = new ResultRow(o.get("config"), o.getInt("round", 0, 1_000_000), k.id(),
-                        spec.kind().csv(), spec.n(), s.calls(), s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS());
+                        spec.kind().csv(), spec.n(), s.calls(), s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS(),
+                        m.cpuUsPerCall());
                 out.println(format.equals("csv") ? row.toCsv() : String.format(Locale.ROOT,
                         "%-32s %-12s %8d %10.2f %10.2f %10.2f %12.0f", k.label(), spec.label(), s.calls(),
                         s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS()));
@@ -377,6 +403,12 @@ public final class BenchClient {
      */
     static Measured measure(Invoker inv, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
             throws Exception {
+        return measure(inv, warmup, warmMinNs, reps, budgetNs, samples, null);
+    }
+
+    /** As above; {@code cpu} (may be null) is read right before and after the timed loop. */
+    static Measured measure(Invoker inv, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples,
+            CpuProbe cpu) throws Exception {
         long begin = System.nanoTime();
         long deadline = begin + budgetNs;
         long warmEnd = begin + Math.min(warmMinNs, budgetNs);
@@ -388,6 +420,7 @@ public final class BenchClient {
             inv.call();
         }
         int n = 0;
+        long cpu0 = cpu == null ? -1 : cpu.cpuNanos();
         long start = System.nanoTime();
         deadline = start + budgetNs;
         long t1 = start;
@@ -400,7 +433,8 @@ public final class BenchClient {
                 break;
             }
         }
-        return new Measured(Stats.summarize(samples, n), t1 - start);
+        long cpu1 = cpu == null || cpu0 < 0 ? -1 : cpu.cpuNanos();
+        return new Measured(Stats.summarize(samples, n), t1 - start, cpu1 < 0 ? -1 : cpu1 - cpu0);
     }
 
     private Measured measureRaw(int size, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
@@ -417,7 +451,7 @@ public final class BenchClient {
                 if (!PingServiceImpl.readFully(is, buf)) {
                     throw new IOException("raw echo server closed the connection");
                 }
-            }, warmup, warmMinNs, reps, budgetNs, samples);
+            }, warmup, warmMinNs, reps, budgetNs, samples, this::bothCpuNanos);
         }
     }
 

@@ -7,6 +7,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -25,7 +26,10 @@ import java.util.TreeMap;
 public final class CompareReport {
 
     /** Aggregated figures of one kernel/object under one configuration. */
-    public record Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS) {
+    public record Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS, double cpuUs) {
+        public Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS) {
+            this(rounds, medianUs, p90Us, p99Us, callsPerS, Double.NaN);
+        }
     }
 
     /** One table row: the kernel/object and a cell per configuration. */
@@ -65,14 +69,19 @@ public final class CompareReport {
                 double[] p90 = new double[rs.size()];
                 double[] p99 = new double[rs.size()];
                 double[] cps = new double[rs.size()];
+                double[] cpu = new double[rs.size()];
+                int cpuN = 0;
                 for (int i = 0; i < rs.size(); i++) {
                     med[i] = rs.get(i).medianUs();
                     p90[i] = rs.get(i).p90Us();
                     p99[i] = rs.get(i).p99Us();
                     cps[i] = rs.get(i).callsPerS();
+                    if (!Double.isNaN(rs.get(i).cpuUs())) {
+                        cpu[cpuN++] = rs.get(i).cpuUs();
+                    }
                 }
                 cells.put(c.getKey(), new Cell(rs.size(), Stats.median(med), Stats.median(p90), Stats.median(p99),
-                        Stats.median(cps)));
+                        Stats.median(cps), cpuN == 0 ? Double.NaN : Stats.median(Arrays.copyOf(cpu, cpuN))));
             }
             String label = labelOf(first.kernel());
             String obj = first.objectLabel();
@@ -108,6 +117,99 @@ public final class CompareReport {
             return c.callsPerS() > 0 ? 100.0 * (1.0 - base.callsPerS() / c.callsPerS()) : Double.NaN;
         }
         return base.medianUs() > 0 ? 100.0 * (base.medianUs() - c.medianUs()) / base.medianUs() : Double.NaN;
+    }
+
+    /** Share of CPU time per call (both JVMs) saved against the baseline in percent; NaN when not measured. */
+    public double cpuSavedPercent(Row row, String config) {
+        Cell base = row.cells().get(baseline);
+        Cell c = row.cells().get(config);
+        if (base == null || c == null || !(base.cpuUs() > 0) || Double.isNaN(c.cpuUs())) {
+            return Double.NaN;
+        }
+        return 100.0 * (base.cpuUs() - c.cpuUs()) / base.cpuUs();
+    }
+
+    /** Median over rows of {@link #cpuSavedPercent}, NaN when no row has CPU figures for both. */
+    public double medianCpuSaved(String config) {
+        List<Double> v = new ArrayList<>();
+        for (Row r : rows) {
+            double s = cpuSavedPercent(r, config);
+            if (!Double.isNaN(s)) {
+                v.add(s);
+            }
+        }
+        return v.isEmpty() ? Double.NaN : Stats.median(v.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    private boolean hasCpu() {
+        for (Row r : rows) {
+            for (Cell c : r.cells().values()) {
+                if (!Double.isNaN(c.cpuUs())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private String cpuCellText(Row r, String config) {
+        Cell c = r.cells().get(config);
+        if (c == null || Double.isNaN(c.cpuUs())) {
+            return "-";
+        }
+        String value = String.format(Locale.ROOT, "%.1f", c.cpuUs());
+        double saved = cpuSavedPercent(r, config);
+        if (config.equals(baseline) || Double.isNaN(saved)) {
+            return value;
+        }
+        return String.format(Locale.ROOT, "%s (%+.0f%%)", value, saved).replace("(+", "(");
+    }
+
+    /**
+     * The CPU table: CPU time both JVMs (all their threads) spent per timed call, median over rounds, and the share
+     * saved against the baseline. Unlike latency it does not include the time the machine took to wake a thread,
+     * so it shows small per-call costs (an agent's hooks) that wake-up noise hides, and what spinning costs.
+     * Empty when no row has CPU figures.
+     */
+    public String cpuText() {
+        if (!hasCpu()) {
+            return "";
+        }
+        String title = "CPU us per call, both JVMs";
+        int w0 = title.length();
+        for (Row r : rows) {
+            w0 = Math.max(w0, r.title().length());
+        }
+        int[] w = new int[configs.size()];
+        for (int i = 0; i < configs.size(); i++) {
+            w[i] = configs.get(i).length();
+            for (Row r : rows) {
+                w[i] = Math.max(w[i], cpuCellText(r, configs.get(i)).length());
+            }
+        }
+        StringBuilder sb = new StringBuilder(pad(title, w0));
+        for (int i = 0; i < configs.size(); i++) {
+            sb.append("  ").append(padLeft(configs.get(i), w[i]));
+        }
+        sb.append('\n');
+        for (Row r : rows) {
+            if (r.isThroughput()) {
+                continue;
+            }
+            sb.append(pad(r.title(), w0));
+            for (int i = 0; i < configs.size(); i++) {
+                sb.append("  ").append(padLeft(cpuCellText(r, configs.get(i)), w[i]));
+            }
+            sb.append('\n');
+        }
+        sb.append(pad("median % CPU saved vs " + baseline, w0));
+        for (int i = 0; i < configs.size(); i++) {
+            double m = medianCpuSaved(configs.get(i));
+            String t = configs.get(i).equals(baseline) || Double.isNaN(m) ? "" : String.format(Locale.ROOT, "%.1f%%", m);
+            sb.append("  ").append(padLeft(t, w[i]));
+        }
+        sb.append('\n');
+        return sb.toString();
     }
 
     /** Median over rows of {@link #savedPercent} (seed 000's fat dot in Figure 5). */
@@ -223,7 +325,8 @@ public final class CompareReport {
     /** The aggregated CSV. */
     public String csv() {
         StringBuilder sb = new StringBuilder(
-                "config,kernel,object,n,rounds,median_us,p90_us,p99_us,calls_per_s,saved_pct_vs_" + baseline + "\n");
+                "config,kernel,object,n,rounds,median_us,p90_us,p99_us,calls_per_s,saved_pct_vs_" + baseline
+                        + ",cpu_us\n");
         for (Row r : rows) {
             for (String c : configs) {
                 Cell cell = r.cells().get(c);
@@ -231,9 +334,10 @@ public final class CompareReport {
                     continue;
                 }
                 double s = savedPercent(r, c);
-                sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.1f,%s%n", c, r.kernel(),
+                sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.1f,%s,%s%n", c, r.kernel(),
                         r.object(), r.n(), cell.rounds(), cell.medianUs(), cell.p90Us(), cell.p99Us(),
-                        cell.callsPerS(), Double.isNaN(s) ? "" : String.format(Locale.ROOT, "%.2f", s)));
+                        cell.callsPerS(), Double.isNaN(s) ? "" : String.format(Locale.ROOT, "%.2f", s),
+                        Double.isNaN(cell.cpuUs()) ? "" : String.format(Locale.ROOT, "%.3f", cell.cpuUs())));
             }
         }
         return sb.toString();
@@ -367,6 +471,11 @@ public final class CompareReport {
         }
         String text = report.text(stats);
         out.print(text);
+        String cpu = report.cpuText();
+        if (!cpu.isEmpty()) {
+            out.println();
+            out.print(cpu);
+        }
         Path header = dir.resolve("header.txt");
         String head = Files.exists(header) ? Files.readString(header, StandardCharsets.UTF_8) : "";
         StringBuilder md = new StringBuilder("# Remora compare\n\n");
@@ -374,6 +483,10 @@ public final class CompareReport {
             md.append("```\n").append(head.strip()).append("\n```\n\n");
         }
         md.append(report.markdown(stats));
+        if (!cpu.isEmpty()) {
+            md.append("\n```\n").append(cpu).append("```\n\nCPU: time both JVMs (all threads) spent per timed call,")
+                    .append(" median over rounds; in brackets the share saved against ").append(baseline).append(".\n");
+        }
         md.append("\nEach cell: median over rounds of the per-round median; in brackets the share of time saved against ")
                 .append(baseline).append(" (negative: slower). star rows are calls/s of all client threads together.\n");
         if (!stats.isEmpty()) {

@@ -51,6 +51,12 @@ public interface PingService extends Remote {
      */
     long compilationMillis() throws RemoteException;
 
+    /**
+     * The server JVM's CPU time so far, all threads (ns; -1 when not reported). Read just before and after a timed
+     * loop, it gives what each call costs the server, independent of how long the machine took to wake it.
+     */
+    long cpuNanos() throws RemoteException;
+
     /** Asks the server to unexport and, when started from its main, to exit shortly after this call returns. */
     void shutdown() throws RemoteException;
 

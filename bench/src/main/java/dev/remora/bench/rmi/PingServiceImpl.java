@@ -178,6 +178,17 @@ public final class PingServiceImpl implements PingService {
     }
 
     @Override
+    public long cpuNanos() {
+        return processCpuNanos();
+    }
+
+    /** This JVM's CPU time (all threads, user + system) in ns, or -1 when the JVM does not report it. */
+    public static long processCpuNanos() {
+        java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
+    }
+
+    @Override
     public void shutdown() {
         Thread t = new Thread(() -> {
             try {

@@ -18,7 +18,30 @@ class CompareReportTest {
 
     private static ResultRow row(String config, int round, String kernel, String object, int n, double median,
             double cps) {
-        return new ResultRow(config, round, kernel, object, n, 1000, median, median * 1.1, median * 2, cps);
+        return new ResultRow(config, round, kernel, object, n, 1000, median, median * 1.1, median * 2, cps, Double.NaN);
+    }
+
+    @Test
+    void cpuTableFromRowsThatHaveIt() {
+        List<ResultRow> rows = List.of(
+                new ResultRow("vanilla", 1, "ping", "-", 0, 1000, 40, 50, 60, 0, 20.0),
+                new ResultRow("vanilla", 2, "ping", "-", 0, 1000, 40, 50, 60, 0, 30.0),
+                new ResultRow("vanilla", 3, "ping", "-", 0, 1000, 40, 50, 60, 0, 25.0),
+                new ResultRow("agent-off", 1, "ping", "-", 0, 1000, 45, 50, 60, 0, 25.5),
+                new ResultRow("agent-off", 2, "ping", "-", 0, 1000, 45, 50, 60, 0, Double.NaN),
+                new ResultRow("agent-off", 3, "ping", "-", 0, 1000, 45, 50, 60, 0, 25.5));
+        CompareReport r = CompareReport.of(rows, List.of("vanilla", "agent-off"), "vanilla");
+        CompareReport.Row ping = r.rows().get(0);
+        assertEquals(25.0, ping.cells().get("vanilla").cpuUs(), 1e-9);
+        assertEquals(25.5, ping.cells().get("agent-off").cpuUs(), 1e-9); // the unmeasured round is left out
+        assertEquals(-2.0, r.cpuSavedPercent(ping, "agent-off"), 1e-9);
+        String cpu = r.cpuText();
+        assertTrue(cpu.contains("25.5 (-2%)"), cpu);
+        assertTrue(cpu.contains("median % CPU saved vs vanilla"), cpu);
+        assertTrue(r.csv().contains(",25.500\n"), r.csv());
+        CompareReport none = CompareReport.of(List.of(row("vanilla", 1, "ping", "-", 0, 20, 0)), List.of("vanilla"),
+                "vanilla");
+        assertEquals("", none.cpuText());
     }
 
     @Test

@@ -170,6 +170,11 @@ class LoopbackVerifyTest {
         }
 
         @Override
+        public long cpuNanos() {
+            return -1;
+        }
+
+        @Override
         public void shutdown() {
         }
     }

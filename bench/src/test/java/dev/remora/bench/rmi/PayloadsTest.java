@@ -105,10 +105,15 @@ class PayloadsTest {
 
     @Test
     void resultRowsRoundTrip() {
-        ResultRow r = new ResultRow("agent-off", 2, "echo_obj", "float[]", 5000, 3000, 99.125, 110.5, 300.25, 10000.5);
+        ResultRow r = new ResultRow("agent-off", 2, "echo_obj", "float[]", 5000, 3000, 99.125, 110.5, 300.25, 10000.5,
+                41.25);
         assertEquals(r, ResultRow.parse(r.toCsv()));
         assertEquals("float[5000]", r.objectLabel());
-        assertEquals(10, ResultRow.HEADER.split(",").length);
+        assertEquals(11, ResultRow.HEADER.split(",").length);
+        ResultRow noCpu = new ResultRow("v", 1, "ping", "-", 0, 10, 1, 2, 3, 4, Double.NaN);
+        assertTrue(Double.isNaN(ResultRow.parse(noCpu.toCsv()).cpuUs()));
+        // rows of an older client (10 fields, no cpu_us) still parse
+        assertTrue(Double.isNaN(ResultRow.parse("v,1,ping,-,0,10,1.0,2.0,3.0,4.0").cpuUs()));
         assertThrows(IllegalArgumentException.class, () -> ResultRow.parse("a,b,c"));
     }
 
