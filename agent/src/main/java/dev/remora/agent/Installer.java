@@ -95,7 +95,7 @@ public final class Installer {
             bridge.getMethod("install", MethodHandle[].class, boolean.class)
                     .invoke(null, handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
             long t3 = System.nanoTime();
-            instrument(inst, bridge, stats, oosFast(config));
+            instrument(inst, bridge, stats, oosFast(config), config.flag(Property.STATS));
             long t4 = System.nanoTime();
             Log.debug("install phases (ms): config " + (t0 - start) / 1_000_000 + ", hook-point check "
                     + (t1 - t0) / 1_000_000 + ", bridge " + (t2 - t1) / 1_000_000 + ", bind " + (t3 - t2) / 1_000_000
@@ -291,15 +291,20 @@ public final class Installer {
         return true;
     }
 
-    private static void instrument(Instrumentation inst, Class<?> bridge, Stats stats, boolean oosFast)
-            throws Exception {
+    private static void instrument(Instrumentation inst, Class<?> bridge, Stats stats, boolean oosFast,
+            boolean counting) throws Exception {
         ClassFileLocator advice = BridgeInjector.adviceLocator(Installer.class.getClassLoader());
         MethodDescription failed = new MethodDescription.ForLoadedMethod(
                 bridge.getMethod("adviceFailed", Throwable.class));
         Advice.ExceptionHandler handler = new Advice.ExceptionHandler.Simple(MethodInvocation.invoke(failed));
 
         Map<String, List<HookPoint>> byType = new LinkedHashMap<>();
-        List<HookPoint> points = new ArrayList<>(HookPoint.ALL);
+        List<HookPoint> points = new ArrayList<>();
+        for (HookPoint h : HookPoint.ALL) {
+            if (counting || !h.countsOnly()) {
+                points.add(h);
+            }
+        }
         if (oosFast) {
             points.addAll(HookPoint.OOS_FAST);
         }

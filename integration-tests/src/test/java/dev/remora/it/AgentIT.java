@@ -86,6 +86,8 @@ class AgentIT {
                 () -> "every client call passes the hook\n" + r.client.describe());
         assertTrue(r.server.stat("exports") >= 2, r.server::describe);
         assertTrue(r.server.stat("accepts") >= 1, r.server::describe);
+        // the counting-only stream hooks are installed under remora.stats=true and saw JRMP's marshalling
+        assertTrue(r.client.stat("stream_writes") > 0 && r.server.stat("stream_reads") > 0, r.client::describe);
         assertEquals(0, r.client.stat("advice_errors"));
         assertEquals(0, r.server.stat("advice_errors"));
     }

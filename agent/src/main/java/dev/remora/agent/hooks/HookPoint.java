@@ -138,6 +138,15 @@ public final class HookPoint {
         this.purpose = purpose;
     }
 
+    /**
+     * True for hooks whose only job is a counter in the stats ({@code ObjectOutputStream}/{@code ObjectInputStream}
+     * entries): the installer leaves them out unless {@code remora.stats=true}, so a JVM that reads no counts
+     * carries no advice in its serialization hot paths.
+     */
+    public boolean countsOnly() {
+        return adviceName.startsWith(STREAM);
+    }
+
     public String typeName() {
         return typeName;
     }
