@@ -141,6 +141,11 @@ stale() { # stale TARGET DIR...: target missing or some file under DIR newer tha
 
 mkdir -p "$ROOT/results"
 [[ -n "$OUT" ]] || OUT="$ROOT/results/$(date +%Y%m%d-%H%M%S)"
+if compgen -G "$OUT/raw/*.csv" >/dev/null || compgen -G "$OUT/floor/*.csv" >/dev/null; then
+    # the report reads every raw/*.csv: old rows would be mixed into this run's table
+    echo "compare.sh: $OUT already holds results of another run; pass a new --out folder (or remove it)" >&2
+    exit 2
+fi
 mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/tmp" "$OUT/floor"
 OUT="$(cd "$OUT" && pwd)"
 
