@@ -70,6 +70,14 @@ public final class CalcServer implements Calc {
         return sum;
     }
 
+    /**
+     * Counters handed out. JRMP holds a non-permanent export only weakly until the client's first DGC dirty call, so an
+     * object exported and returned with no other reference can be collected in between (NoSuchObjectException on
+     * its first call: plain JDK behaviour, seen here once when a GC hit that window). Real servers keep such objects
+     * reachable, and so does this one.
+     */
+    private final java.util.List<Counter> counters = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+
     @Override
     public Counter newCounter() throws RemoteException {
         Counter c = new Counter() {
@@ -80,6 +88,7 @@ public final class CalcServer implements Calc {
                 return ++n;
             }
         };
+        counters.add(c);
         return (Counter) UnicastRemoteObject.exportObject(c, 0);
     }
 }
