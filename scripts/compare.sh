@@ -372,7 +372,8 @@ configs_csv="$(IFS=,; echo "${RUN[*]}")"
     || die "could not build the report from $OUT/raw (see $OUT/logs)"
 echo
 echo "Each cell: median over $ROUNDS rounds of the per-round median (us per call; star: calls/s of all threads);"
-echo "in brackets the share of time saved against $BASELINE (negative: slower)."
+echo "in brackets the share of time saved against $BASELINE (negative: slower). CPU: time of both JVMs, all threads,"
+echo "per timed call (median over rounds): what a configuration costs the machine, spinning included."
 for s in "${SKIPPED[@]}"; do echo "skipped $s"; done
 for f in "${FAILED[@]}"; do echo "FAILED $f: see $OUT/logs"; done
 if ((FLOOR)) && ls "$OUT"/floor/floor-r*.csv >/dev/null 2>&1; then
