@@ -182,8 +182,32 @@ public final class PingServiceImpl implements PingService {
         return processCpuNanos();
     }
 
-    /** This JVM's CPU time (all threads, user + system) in ns, or -1 when the JVM does not report it. */
+    /**
+     * This JVM's CPU time (all threads, user + system) in ns, or -1 when not available. On Linux the sum of
+     * /proc/self/task/N/schedstat (ns resolution, every native thread: GC and JIT included; a thread that ended
+     * between two reads drops out, which the steady state of a benchmark does not see); elsewhere the JVM's process
+     * CPU time, which Linux reports in 10 ms ticks only (2 us per call over 5000 calls).
+     */
     public static long processCpuNanos() {
+        java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
+        if (java.nio.file.Files.isDirectory(tasks)) {
+            long sum = 0;
+            try (java.nio.file.DirectoryStream<java.nio.file.Path> ds = java.nio.file.Files.newDirectoryStream(tasks)) {
+                for (java.nio.file.Path t : ds) {
+                    String line;
+                    try {
+                        line = java.nio.file.Files.readString(t.resolve("schedstat"));
+                    } catch (java.io.IOException ended) {
+                        continue; // the thread ended meanwhile
+                    }
+                    int sp = line.indexOf(' ');
+                    sum += Long.parseLong(sp < 0 ? line.trim() : line.substring(0, sp));
+                }
+                return sum;
+            } catch (java.io.IOException | RuntimeException e) {
+                // fall through to the JVM's figure
+            }
+        }
         java.lang.management.OperatingSystemMXBean os = java.lang.management.ManagementFactory.getOperatingSystemMXBean();
         return os instanceof com.sun.management.OperatingSystemMXBean sun ? sun.getProcessCpuTime() : -1;
     }
