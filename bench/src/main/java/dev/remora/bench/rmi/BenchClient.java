@@ -409,20 +409,11 @@ public final class BenchClient {
     /** As above; {@code cpu} (may be null) is read right before and after the timed loop. */
     static Measured measure(Invoker inv, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples,
             CpuProbe cpu) throws Exception {
-        long begin = System.nanoTime();
-        long deadline = begin + budgetNs;
-        long warmEnd = begin + Math.min(warmMinNs, budgetNs);
-        for (int i = 0; ; i++) {
-            long now = System.nanoTime();
-            if (now >= deadline || i >= warmup && now >= warmEnd) {
-                break;
-            }
-            inv.call();
-        }
+        warmUp(inv, warmup, warmMinNs, budgetNs);
         int n = 0;
         long cpu0 = cpu == null ? -1 : cpu.cpuNanos();
         long start = System.nanoTime();
-        deadline = start + budgetNs;
+        long deadline = start + budgetNs;
         long t1 = start;
         while (n < reps) {
             long t0 = System.nanoTime();
@@ -435,6 +426,20 @@ public final class BenchClient {
         }
         long cpu1 = cpu == null || cpu0 < 0 ? -1 : cpu.cpuNanos();
         return new Measured(Stats.summarize(samples, n), t1 - start, cpu1 < 0 ? -1 : cpu1 - cpu0);
+    }
+
+    /** Calls {@code inv} at least {@code calls} times and for at least {@code minNs}, stopping at {@code budgetNs}. */
+    static void warmUp(Invoker inv, int calls, long minNs, long budgetNs) throws Exception {
+        long begin = System.nanoTime();
+        long deadline = begin + budgetNs;
+        long warmEnd = begin + Math.min(minNs, budgetNs);
+        for (int i = 0; ; i++) {
+            long now = System.nanoTime();
+            if (now >= deadline || i >= calls && now >= warmEnd) {
+                break;
+            }
+            inv.call();
+        }
     }
 
     private Measured measureRaw(int size, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
@@ -475,16 +480,7 @@ public final class BenchClient {
             ts[t] = new Thread(() -> {
                 try {
                     Invoker inv = () -> sink = svc.star(arg);
-                    long begin = System.nanoTime();
-                    long warmDeadline = begin + budgetNs;
-                    long warmEnd = begin + Math.min(warmMinNs, budgetNs);
-                    for (int i = 0; ; i++) {
-                        long now = System.nanoTime();
-                        if (now >= warmDeadline || i >= warmPerThread && now >= warmEnd) {
-                            break;
-                        }
-                        inv.call();
-                    }
+                    warmUp(inv, warmPerThread, warmMinNs, budgetNs);
                     barrier.await();
                     long deadline = startNs[0] + budgetNs;
                     long[] mine = samples[id];

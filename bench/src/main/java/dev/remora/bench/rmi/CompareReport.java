@@ -13,6 +13,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.ToDoubleBiFunction;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Turns the per-round CSV files of {@code scripts/compare.sh} into a table shaped like seed 000's Table 3: one row
@@ -131,14 +135,7 @@ public final class CompareReport {
 
     /** Median over rows of {@link #cpuSavedPercent}, NaN when no row has CPU figures for both. */
     public double medianCpuSaved(String config) {
-        List<Double> v = new ArrayList<>();
-        for (Row r : rows) {
-            double s = cpuSavedPercent(r, config);
-            if (!Double.isNaN(s)) {
-                v.add(s);
-            }
-        }
-        return v.isEmpty() ? Double.NaN : Stats.median(v.stream().mapToDouble(Double::doubleValue).toArray());
+        return medianOverRows(config, this::cpuSavedPercent);
     }
 
     private boolean hasCpu() {
@@ -175,7 +172,17 @@ public final class CompareReport {
         if (!hasCpu()) {
             return "";
         }
-        String title = "CPU us per call, both JVMs";
+        return table("CPU us per call, both JVMs", false, this::cpuCellText, "median % CPU saved vs " + baseline,
+                this::medianCpuSaved, null, null);
+    }
+
+    /**
+     * A plain-text table: a title column, one column per configuration, a row per kernel/object (star rows only if
+     * {@code throughputRows}), a row with the median saving of each configuration and, unless {@code extraTitle} is
+     * null, one more row of {@code extraCell} per configuration. Column widths fit the kernel/object rows' cells.
+     */
+    private String table(String title, boolean throughputRows, BiFunction<Row, String, String> cell,
+            String summaryTitle, ToDoubleFunction<String> summary, String extraTitle, Function<String, String> extraCell) {
         int w0 = title.length();
         for (Row r : rows) {
             w0 = Math.max(w0, r.title().length());
@@ -184,7 +191,7 @@ public final class CompareReport {
         for (int i = 0; i < configs.size(); i++) {
             w[i] = configs.get(i).length();
             for (Row r : rows) {
-                w[i] = Math.max(w[i], cpuCellText(r, configs.get(i)).length());
+                w[i] = Math.max(w[i], cell.apply(r, configs.get(i)).length());
             }
         }
         StringBuilder sb = new StringBuilder(pad(title, w0));
@@ -193,42 +200,48 @@ public final class CompareReport {
         }
         sb.append('\n');
         for (Row r : rows) {
-            if (r.isThroughput()) {
+            if (r.isThroughput() && !throughputRows) {
                 continue;
             }
             sb.append(pad(r.title(), w0));
             for (int i = 0; i < configs.size(); i++) {
-                sb.append("  ").append(padLeft(cpuCellText(r, configs.get(i)), w[i]));
+                sb.append("  ").append(padLeft(cell.apply(r, configs.get(i)), w[i]));
             }
             sb.append('\n');
         }
-        sb.append(pad("median % CPU saved vs " + baseline, w0));
+        sb.append(pad(summaryTitle, w0));
         for (int i = 0; i < configs.size(); i++) {
-            double m = medianCpuSaved(configs.get(i));
+            double m = summary.applyAsDouble(configs.get(i));
             String t = configs.get(i).equals(baseline) || Double.isNaN(m) ? "" : String.format(Locale.ROOT, "%.1f%%", m);
             sb.append("  ").append(padLeft(t, w[i]));
         }
         sb.append('\n');
+        if (extraTitle != null) {
+            sb.append(pad(extraTitle, w0));
+            for (int i = 0; i < configs.size(); i++) {
+                sb.append("  ").append(padLeft(extraCell.apply(configs.get(i)), w[i]));
+            }
+            sb.append('\n');
+        }
         return sb.toString();
     }
 
     /** Median over rows of {@link #savedPercent} (seed 000's fat dot in Figure 5). */
     public double medianSaved(String config) {
-        List<Double> v = new ArrayList<>();
+        return medianOverRows(config, this::savedPercent);
+    }
+
+    /** Median over rows of a per-row percentage, leaving out rows where it is NaN; NaN when none is left. */
+    private double medianOverRows(String config, ToDoubleBiFunction<Row, String> percent) {
+        double[] v = new double[rows.size()];
+        int n = 0;
         for (Row r : rows) {
-            double s = savedPercent(r, config);
+            double s = percent.applyAsDouble(r, config);
             if (!Double.isNaN(s)) {
-                v.add(s);
+                v[n++] = s;
             }
         }
-        if (v.isEmpty()) {
-            return Double.NaN;
-        }
-        double[] a = new double[v.size()];
-        for (int i = 0; i < a.length; i++) {
-            a[i] = v.get(i);
-        }
-        return Stats.median(a);
+        return n == 0 ? Double.NaN : Stats.median(Arrays.copyOf(v, n));
     }
 
     private String cellText(Row r, String config) {
@@ -246,45 +259,8 @@ public final class CompareReport {
 
     /** The plain-text table. {@code stats} maps a configuration to its client stats line (may be empty). */
     public String text(Map<String, String> stats) {
-        int w0 = "timings in us (star: calls/s)".length();
-        for (Row r : rows) {
-            w0 = Math.max(w0, r.title().length());
-        }
-        int[] w = new int[configs.size()];
-        for (int i = 0; i < configs.size(); i++) {
-            w[i] = configs.get(i).length();
-            for (Row r : rows) {
-                w[i] = Math.max(w[i], cellText(r, configs.get(i)).length());
-            }
-        }
-        StringBuilder sb = new StringBuilder();
-        sb.append(pad("timings in us (star: calls/s)", w0));
-        for (int i = 0; i < configs.size(); i++) {
-            sb.append("  ").append(padLeft(configs.get(i), w[i]));
-        }
-        sb.append('\n');
-        for (Row r : rows) {
-            sb.append(pad(r.title(), w0));
-            for (int i = 0; i < configs.size(); i++) {
-                sb.append("  ").append(padLeft(cellText(r, configs.get(i)), w[i]));
-            }
-            sb.append('\n');
-        }
-        sb.append(pad("median % saved vs " + baseline, w0));
-        for (int i = 0; i < configs.size(); i++) {
-            double m = medianSaved(configs.get(i));
-            String t = configs.get(i).equals(baseline) || Double.isNaN(m) ? "" : String.format(Locale.ROOT, "%.1f%%", m);
-            sb.append("  ").append(padLeft(t, w[i]));
-        }
-        sb.append('\n');
-        if (!stats.isEmpty()) {
-            sb.append(pad("client calls remora/jrmp", w0));
-            for (int i = 0; i < configs.size(); i++) {
-                sb.append("  ").append(padLeft(callsText(stats.get(configs.get(i))), w[i]));
-            }
-            sb.append('\n');
-        }
-        return sb.toString();
+        return table("timings in us (star: calls/s)", true, this::cellText, "median % saved vs " + baseline,
+                this::medianSaved, stats.isEmpty() ? null : "client calls remora/jrmp", c -> callsText(stats.get(c)));
     }
 
     /** The Markdown table. */

@@ -6,6 +6,9 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.rmi.RemoteException;
 
 /**
@@ -189,22 +192,22 @@ public final class PingServiceImpl implements PingService {
      * CPU time, which Linux reports in 10 ms ticks only (2 us per call over 5000 calls).
      */
     public static long processCpuNanos() {
-        java.nio.file.Path tasks = java.nio.file.Path.of("/proc/self/task");
-        if (java.nio.file.Files.isDirectory(tasks)) {
+        Path tasks = Path.of("/proc/self/task");
+        if (Files.isDirectory(tasks)) {
             long sum = 0;
-            try (java.nio.file.DirectoryStream<java.nio.file.Path> ds = java.nio.file.Files.newDirectoryStream(tasks)) {
-                for (java.nio.file.Path t : ds) {
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(tasks)) {
+                for (Path t : ds) {
                     String line;
                     try {
-                        line = java.nio.file.Files.readString(t.resolve("schedstat"));
-                    } catch (java.io.IOException ended) {
+                        line = Files.readString(t.resolve("schedstat"));
+                    } catch (IOException ended) {
                         continue; // the thread ended meanwhile
                     }
                     int sp = line.indexOf(' ');
                     sum += Long.parseLong(sp < 0 ? line.trim() : line.substring(0, sp));
                 }
                 return sum;
-            } catch (java.io.IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException e) {
                 // fall through to the JVM's figure
             }
         }
