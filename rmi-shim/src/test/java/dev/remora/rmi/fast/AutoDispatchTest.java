@@ -80,7 +80,9 @@ class AutoDispatchTest {
 
     @Test
     void shortCallsRunOnTheReadingThread() throws Throwable {
-        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 1000)) {
+        // a hand-off time far beyond any scheduling stall: on a loaded 2-core CI machine a 1 ms hand-off time was
+        // outlasted by a descheduled short call, which the pool then rightly took over
+        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 5_000_000)) {
             Object ref = rig.export(new WhereImpl());
             for (int i = 0; i < 200; i++) {
                 assertEquals("rig-conn", rig.result(ref, m("where")), "call " + i);
@@ -96,7 +98,8 @@ class AutoDispatchTest {
     @Test
     void aBlockedCallHandsReadingToThePool() throws Throwable {
         WhereImpl impl = new WhereImpl();
-        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 2000)) {
+        // 200 ms: long enough that the 100 short calls below never outlast it, short enough to keep the test quick
+        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 200_000)) {
             Object ref = rig.export(impl);
             assertEquals("rig-conn", rig.result(ref, m("where"))); // the connection exists, read by rig-conn
             CompletableFuture<Object> blocked = CompletableFuture.supplyAsync(() -> {
@@ -121,7 +124,7 @@ class AutoDispatchTest {
             assertEquals("rig-conn", blocked.get(10, TimeUnit.SECONDS));
             assertEquals(other, rig.result(ref, m("where")), "the old reader stopped reading");
             assertEquals(1, rig.handoffs.get());
-            System.out.println("second call waited " + waitedMicros + " us for the hand-off (hand-off time 2000 us)");
+            System.out.println("second call waited " + waitedMicros + " us for the hand-off (hand-off time 200000 us)");
         }
         // rig.close() closed the sockets: the pool reader saw the end and released rig-conn
         impl.firstReader.join(10_000);
