@@ -37,6 +37,11 @@ usage: scripts/compare.sh [options]
                          fabric issue's "vanilla in its best placement"), none = unpinned
   --jdk PATH             run both JVMs with PATH/bin/java (default: java on PATH or JAVA_HOME)
   --star-threads N       client threads in star(obj) (default 4)
+  --reps N               timed calls per kernel/object and round (default: quick 5000, full 20000)
+  --budget-ms N          time limit of each kernel/object's warm-up and again of its timed calls (default: quick
+                         500, full 2000). Long runs (e.g. --reps 200000 --budget-ms 5000) make the steady table
+                         meaningful: it is read off 10 blocks of each run, and the machine's slow and fast wake-up
+                         modes last seconds
   --warmup-ms N          JIT warm-up over all cases at the start of each client JVM, followed by passes until one
                          costs neither JVM JIT work (default: quick 6000, full 15000)
   --jvm-opts "..."       JVM options for both sides (default: "$DEFAULT_JVM_OPTS")
@@ -49,7 +54,7 @@ EOF
 
 DEFAULT_JVM_OPTS="-Xms512m -Xmx512m -XX:+UseSerialGC"
 FULL=0; ROUNDS=3; CONFIGS=""; KERNELS=""; OBJECTS=""; SIZES=""; PIN=same; JDK=""; STAR_THREADS=4
-JVM_OPTS="$DEFAULT_JVM_OPTS"; WARMUP_MS_OPT=""; OUT=""; TIMEOUT_S=""; BUILD=1
+JVM_OPTS="$DEFAULT_JVM_OPTS"; REPS_OPT=""; BUDGET_MS_OPT=""; WARMUP_MS_OPT=""; OUT=""; TIMEOUT_S=""; BUILD=1
 
 die() { echo "compare.sh: $*" >&2; exit 2; }
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
@@ -67,6 +72,8 @@ while [[ $# -gt 0 ]]; do
         --jdk) need_value "$@"; JDK="$2"; shift 2 ;;
         --star-threads) need_value "$@"; STAR_THREADS="$2"; shift 2 ;;
         --warmup-ms) need_value "$@"; WARMUP_MS_OPT="$2"; shift 2 ;;
+        --reps) need_value "$@"; REPS_OPT="$2"; shift 2 ;;
+        --budget-ms) need_value "$@"; BUDGET_MS_OPT="$2"; shift 2 ;;
         --jvm-opts) [[ $# -ge 2 ]] || die "--jvm-opts needs a value"; JVM_OPTS="$2"; shift 2 ;;
         --out) need_value "$@"; OUT="$2"; shift 2 ;;
         --timeout-s) need_value "$@"; TIMEOUT_S="$2"; shift 2 ;;
@@ -90,6 +97,14 @@ fi
 if [[ -n "$WARMUP_MS_OPT" ]]; then
     [[ "$WARMUP_MS_OPT" =~ ^[0-9]+$ ]] || die "--warmup-ms must be a whole number, got '$WARMUP_MS_OPT'"
     WARMUP_MS="$WARMUP_MS_OPT"
+fi
+if [[ -n "$REPS_OPT" ]]; then
+    [[ "$REPS_OPT" =~ ^[1-9][0-9]*$ ]] || die "--reps must be a positive whole number, got '$REPS_OPT'"
+    REPS="$REPS_OPT"
+fi
+if [[ -n "$BUDGET_MS_OPT" ]]; then
+    [[ "$BUDGET_MS_OPT" =~ ^[1-9][0-9]*$ ]] || die "--budget-ms must be a positive whole number, got '$BUDGET_MS_OPT'"
+    BUDGET_MS="$BUDGET_MS_OPT"
 fi
 [[ "$TIMEOUT_S" =~ ^[1-9][0-9]*$ ]] || die "--timeout-s must be a positive whole number, got '$TIMEOUT_S'"
 
@@ -372,8 +387,10 @@ configs_csv="$(IFS=,; echo "${RUN[*]}")"
     || die "could not build the report from $OUT/raw (see $OUT/logs)"
 echo
 echo "Each cell: median over $ROUNDS rounds of the per-round median (us per call; star: calls/s of all threads);"
-echo "in brackets the share of time saved against $BASELINE (negative: slower). CPU: time of both JVMs, all threads,"
-echo "per timed call (median over rounds): what a configuration costs the machine, spinning included."
+echo "in brackets the share of time saved against $BASELINE (negative: slower). Steady: per run the lowest median of"
+echo "10 consecutive blocks of timed calls (the VM's slow wake-up stretches left out; meaningful with long runs, e.g."
+echo "--reps 200000 --budget-ms 5000). CPU: time of both JVMs, all threads, per timed call (median over rounds): what a"
+echo "configuration costs the machine, spinning included."
 for s in "${SKIPPED[@]}"; do echo "skipped $s"; done
 for f in "${FAILED[@]}"; do echo "FAILED $f: see $OUT/logs"; done
 if ((FLOOR)) && ls "$OUT"/floor/floor-r*.csv >/dev/null 2>&1; then

@@ -268,13 +268,14 @@ public final class BenchClient {
                 Stats.Summary s = m.summary();
                 ResultRow row = new ResultRow(o.get("config"), o.getInt("round", 0, 1_000_000), k.id(),
                         spec.kind().csv(), spec.n(), s.calls(), s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS(),
-                        m.cpuUsPerCall());
+                        m.cpuUsPerCall(), s.steadyUs());
                 out.println(format.equals("csv") ? row.toCsv() : String.format(Locale.ROOT,
                         "%-32s %-12s %8d %10.2f %10.2f %10.2f %12.0f", k.label(), spec.label(), s.calls(),
                         s.medianUs(), s.p90Us(), s.p99Us(), m.callsPerS()));
                 out.flush();
                 err.println(String.format(Locale.ROOT, "[bench-client]   median %.2f us, p90 %.2f, p99 %.2f, %d calls,"
-                        + " %.0f calls/s", s.medianUs(), s.p90Us(), s.p99Us(), s.calls(), m.callsPerS()));
+                        + " %.0f calls/s%s", s.medianUs(), s.p90Us(), s.p99Us(), s.calls(), m.callsPerS(),
+                        Double.isNaN(s.steadyUs()) ? "" : String.format(Locale.ROOT, ", steady %.2f us", s.steadyUs())));
             }
         }
         return 0;
@@ -519,7 +520,7 @@ public final class BenchClient {
             System.arraycopy(samples[t], 0, all, off, counts[t]);
             off += counts[t];
         }
-        return new Measured(Stats.summarize(all, total), endNs.get() - startNs[0]);
+        return new Measured(Stats.summarizeUnordered(all, total), endNs.get() - startNs[0]);
     }
 
     // ------------------------------------------------------------------ verify

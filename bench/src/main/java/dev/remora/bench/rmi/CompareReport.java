@@ -30,9 +30,10 @@ import java.util.function.ToDoubleFunction;
 public final class CompareReport {
 
     /** Aggregated figures of one kernel/object under one configuration. */
-    public record Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS, double cpuUs) {
+    public record Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS, double cpuUs,
+            double steadyUs) {
         public Cell(int rounds, double medianUs, double p90Us, double p99Us, double callsPerS) {
-            this(rounds, medianUs, p90Us, p99Us, callsPerS, Double.NaN);
+            this(rounds, medianUs, p90Us, p99Us, callsPerS, Double.NaN, Double.NaN);
         }
     }
 
@@ -73,19 +74,15 @@ public final class CompareReport {
                 double[] p90 = new double[rs.size()];
                 double[] p99 = new double[rs.size()];
                 double[] cps = new double[rs.size()];
-                double[] cpu = new double[rs.size()];
-                int cpuN = 0;
                 for (int i = 0; i < rs.size(); i++) {
                     med[i] = rs.get(i).medianUs();
                     p90[i] = rs.get(i).p90Us();
                     p99[i] = rs.get(i).p99Us();
                     cps[i] = rs.get(i).callsPerS();
-                    if (!Double.isNaN(rs.get(i).cpuUs())) {
-                        cpu[cpuN++] = rs.get(i).cpuUs();
-                    }
                 }
                 cells.put(c.getKey(), new Cell(rs.size(), Stats.median(med), Stats.median(p90), Stats.median(p99),
-                        Stats.median(cps), cpuN == 0 ? Double.NaN : Stats.median(Arrays.copyOf(cpu, cpuN))));
+                        Stats.median(cps), medianOfMeasured(rs, ResultRow::cpuUs),
+                        medianOfMeasured(rs, ResultRow::steadyUs)));
             }
             String label = labelOf(first.kernel());
             String obj = first.objectLabel();
@@ -93,6 +90,19 @@ public final class CompareReport {
                     cells));
         }
         return new CompareReport(configs, baseline, rows);
+    }
+
+    /** Median of an optional per-round figure over the rounds that have it; NaN when none has. */
+    private static double medianOfMeasured(List<ResultRow> rs, ToDoubleFunction<ResultRow> figure) {
+        double[] v = new double[rs.size()];
+        int n = 0;
+        for (ResultRow r : rs) {
+            double x = figure.applyAsDouble(r);
+            if (!Double.isNaN(x)) {
+                v[n++] = x;
+            }
+        }
+        return n == 0 ? Double.NaN : Stats.median(Arrays.copyOf(v, n));
     }
 
     private static String labelOf(String kernelId) {
@@ -125,12 +135,7 @@ public final class CompareReport {
 
     /** Share of CPU time per call (both JVMs) saved against the baseline in percent; NaN when not measured. */
     public double cpuSavedPercent(Row row, String config) {
-        Cell base = row.cells().get(baseline);
-        Cell c = row.cells().get(config);
-        if (base == null || c == null || !(base.cpuUs() > 0) || Double.isNaN(c.cpuUs())) {
-            return Double.NaN;
-        }
-        return 100.0 * (base.cpuUs() - c.cpuUs()) / base.cpuUs();
+        return savedPercent(row, config, Cell::cpuUs);
     }
 
     /** Median over rows of {@link #cpuSavedPercent}, NaN when no row has CPU figures for both. */
@@ -138,10 +143,30 @@ public final class CompareReport {
         return medianOverRows(config, this::cpuSavedPercent);
     }
 
-    private boolean hasCpu() {
+    /** Share of steady-state time ({@link Stats.Summary#steadyUs}) saved against the baseline; NaN when missing. */
+    public double steadySavedPercent(Row row, String config) {
+        return savedPercent(row, config, Cell::steadyUs);
+    }
+
+    /** Median over rows of {@link #steadySavedPercent}, NaN when no row has steady figures for both. */
+    public double medianSteadySaved(String config) {
+        return medianOverRows(config, this::steadySavedPercent);
+    }
+
+    /** {@code (base - value) / base} in percent for one per-call metric of the cells; NaN when either is missing. */
+    private double savedPercent(Row row, String config, ToDoubleFunction<Cell> metric) {
+        Cell base = row.cells().get(baseline);
+        Cell c = row.cells().get(config);
+        if (base == null || c == null || !(metric.applyAsDouble(base) > 0) || Double.isNaN(metric.applyAsDouble(c))) {
+            return Double.NaN;
+        }
+        return 100.0 * (metric.applyAsDouble(base) - metric.applyAsDouble(c)) / metric.applyAsDouble(base);
+    }
+
+    private boolean has(ToDoubleFunction<Cell> metric) {
         for (Row r : rows) {
             for (Cell c : r.cells().values()) {
-                if (!Double.isNaN(c.cpuUs())) {
+                if (!Double.isNaN(metric.applyAsDouble(c))) {
                     return true;
                 }
             }
@@ -149,13 +174,14 @@ public final class CompareReport {
         return false;
     }
 
-    private String cpuCellText(Row r, String config) {
+    /** A cell of a secondary table: the metric with one decimal and, but for the baseline, the share saved. */
+    private String metricCellText(Row r, String config, ToDoubleFunction<Cell> metric) {
         Cell c = r.cells().get(config);
-        if (c == null || Double.isNaN(c.cpuUs())) {
+        if (c == null || Double.isNaN(metric.applyAsDouble(c))) {
             return "-";
         }
-        String value = String.format(Locale.ROOT, "%.1f", c.cpuUs());
-        double saved = cpuSavedPercent(r, config);
+        String value = String.format(Locale.ROOT, "%.1f", metric.applyAsDouble(c));
+        double saved = savedPercent(r, config, metric);
         if (config.equals(baseline) || Double.isNaN(saved)) {
             return value;
         }
@@ -165,15 +191,28 @@ public final class CompareReport {
     /**
      * The CPU table: CPU time both JVMs (all their threads) spent per timed call, median over rounds, and the share
      * saved against the baseline. Unlike latency it does not include the time the machine took to wake a thread,
-     * so it shows small per-call costs (an agent's hooks) that wake-up noise hides, and what spinning costs.
-     * Empty when no row has CPU figures.
+     * so it shows what spinning costs. Empty when no row has CPU figures.
      */
     public String cpuText() {
-        if (!hasCpu()) {
+        if (!has(Cell::cpuUs)) {
             return "";
         }
-        return table("CPU us per call, both JVMs", false, this::cpuCellText, "median % CPU saved vs " + baseline,
-                this::medianCpuSaved, null, null);
+        return table("CPU us per call, both JVMs", false, (r, c) -> metricCellText(r, c, Cell::cpuUs),
+                "median % CPU saved vs " + baseline, this::medianCpuSaved, null, null);
+    }
+
+    /**
+     * The steady table: per round the lowest median of 10 consecutive blocks of timed calls, median over rounds.
+     * Latency on a VM switches between a fast and a slow wake-up mode for seconds at a time, and which mode a JVM
+     * pair meets moves the plain median by 10-40 %; in this table such modes cancel, so it is where small per-call
+     * costs (the agent's hooks with everything off) can be read. Empty when no row has steady figures.
+     */
+    public String steadyText() {
+        if (!has(Cell::steadyUs)) {
+            return "";
+        }
+        return table("steady us (fastest 1/10 of each run)", false, (r, c) -> metricCellText(r, c, Cell::steadyUs),
+                "median % saved vs " + baseline, this::medianSteadySaved, null, null);
     }
 
     /**
@@ -302,7 +341,7 @@ public final class CompareReport {
     public String csv() {
         StringBuilder sb = new StringBuilder(
                 "config,kernel,object,n,rounds,median_us,p90_us,p99_us,calls_per_s,saved_pct_vs_" + baseline
-                        + ",cpu_us\n");
+                        + ",cpu_us,steady_us\n");
         for (Row r : rows) {
             for (String c : configs) {
                 Cell cell = r.cells().get(c);
@@ -310,10 +349,11 @@ public final class CompareReport {
                     continue;
                 }
                 double s = savedPercent(r, c);
-                sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.1f,%s,%s%n", c, r.kernel(),
+                sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.1f,%s,%s,%s%n", c, r.kernel(),
                         r.object(), r.n(), cell.rounds(), cell.medianUs(), cell.p90Us(), cell.p99Us(),
                         cell.callsPerS(), Double.isNaN(s) ? "" : String.format(Locale.ROOT, "%.2f", s),
-                        Double.isNaN(cell.cpuUs()) ? "" : String.format(Locale.ROOT, "%.3f", cell.cpuUs())));
+                        Double.isNaN(cell.cpuUs()) ? "" : String.format(Locale.ROOT, "%.3f", cell.cpuUs()),
+                        Double.isNaN(cell.steadyUs()) ? "" : String.format(Locale.ROOT, "%.3f", cell.steadyUs())));
             }
         }
         return sb.toString();
@@ -447,6 +487,11 @@ public final class CompareReport {
         }
         String text = report.text(stats);
         out.print(text);
+        String steady = report.steadyText();
+        if (!steady.isEmpty()) {
+            out.println();
+            out.print(steady);
+        }
         String cpu = report.cpuText();
         if (!cpu.isEmpty()) {
             out.println();
@@ -459,6 +504,12 @@ public final class CompareReport {
             md.append("```\n").append(head.strip()).append("\n```\n\n");
         }
         md.append(report.markdown(stats));
+        if (!steady.isEmpty()) {
+            md.append("\n```\n").append(steady).append("```\n\nSteady: per round the lowest median of 10 consecutive")
+                    .append(" blocks of timed calls, median over rounds; it leaves out the seconds a JVM pair spent in")
+                    .append(" the machine's slow wake-up mode. In brackets the share saved against ").append(baseline)
+                    .append(".\n");
+        }
         if (!cpu.isEmpty()) {
             md.append("\n```\n").append(cpu).append("```\n\nCPU: time both JVMs (all threads) spent per timed call,")
                     .append(" median over rounds; in brackets the share saved against ").append(baseline).append(".\n");

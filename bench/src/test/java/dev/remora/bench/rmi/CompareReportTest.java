@@ -38,10 +38,39 @@ class CompareReportTest {
         String cpu = r.cpuText();
         assertTrue(cpu.contains("25.5 (-2%)"), cpu);
         assertTrue(cpu.contains("median % CPU saved vs vanilla"), cpu);
-        assertTrue(r.csv().contains(",25.500\n"), r.csv());
+        assertTrue(r.csv().contains(",25.500,\n"), r.csv()); // cpu_us, then an empty steady_us
         CompareReport none = CompareReport.of(List.of(row("vanilla", 1, "ping", "-", 0, 20, 0)), List.of("vanilla"),
                 "vanilla");
         assertEquals("", none.cpuText());
+    }
+
+    @Test
+    void steadyTableLeavesOutTheSlowModeThePlainMedianShows() {
+        // round 2 of agent-off met the slow wake-up mode for most of its run: its plain median doubled, its fastest
+        // block did not
+        List<ResultRow> rows = List.of(
+                new ResultRow("vanilla", 1, "ping", "-", 0, 1000, 24, 30, 60, 0, Double.NaN, 23.6),
+                new ResultRow("vanilla", 2, "ping", "-", 0, 1000, 25, 30, 60, 0, Double.NaN, 23.4),
+                new ResultRow("agent-off", 1, "ping", "-", 0, 1000, 24, 30, 60, 0, Double.NaN, 23.5),
+                new ResultRow("agent-off", 2, "ping", "-", 0, 1000, 48, 60, 90, 0, Double.NaN, 23.7),
+                new ResultRow("vanilla", 1, "star", "4int", 0, 1000, 100, 110, 200, 40_000, Double.NaN, Double.NaN),
+                new ResultRow("agent-off", 1, "star", "4int", 0, 1000, 100, 110, 200, 40_000, Double.NaN,
+                        Double.NaN));
+        CompareReport r = CompareReport.of(rows, List.of("vanilla", "agent-off"), "vanilla");
+        CompareReport.Row ping = r.rows().get(0);
+        assertEquals(23.5, ping.cells().get("vanilla").steadyUs(), 1e-9);
+        assertEquals(23.6, ping.cells().get("agent-off").steadyUs(), 1e-9);
+        assertEquals(-0.4255, r.steadySavedPercent(ping, "agent-off"), 1e-3);
+        assertTrue(r.savedPercent(ping, "agent-off") < -40, "the plain median carries the slow round");
+        assertTrue(Double.isNaN(r.steadySavedPercent(r.rows().get(1), "agent-off")), "star has no call order");
+        String steady = r.steadyText();
+        assertTrue(steady.startsWith("steady us"), steady);
+        assertTrue(steady.contains("23.6 (-0%)"), steady);
+        assertTrue(steady.contains("-0.4%"), steady);
+        assertTrue(!steady.contains("star"), steady);
+        assertTrue(r.csv().contains("agent-off,ping,-,0,2,36.000,45.000,75.000,0.0,-46.94,,23.600\n"), r.csv());
+        assertEquals("", CompareReport.of(List.of(row("vanilla", 1, "ping", "-", 0, 20, 0)), List.of("vanilla"),
+                "vanilla").steadyText());
     }
 
     @Test

@@ -106,15 +106,20 @@ class PayloadsTest {
     @Test
     void resultRowsRoundTrip() {
         ResultRow r = new ResultRow("agent-off", 2, "echo_obj", "float[]", 5000, 3000, 99.125, 110.5, 300.25, 10000.5,
-                41.25);
+                41.25, 97.5);
         assertEquals(r, ResultRow.parse(r.toCsv()));
         assertEquals("float[5000]", r.objectLabel());
-        assertEquals(11, ResultRow.HEADER.split(",").length);
+        assertEquals(12, ResultRow.HEADER.split(",").length);
+        assertEquals(12, r.toCsv().split(",", -1).length);
         ResultRow noCpu = new ResultRow("v", 1, "ping", "-", 0, 10, 1, 2, 3, 4, Double.NaN);
         assertTrue(Double.isNaN(ResultRow.parse(noCpu.toCsv()).cpuUs()));
+        assertTrue(Double.isNaN(ResultRow.parse(noCpu.toCsv()).steadyUs()));
+        // rows of an older client (11 fields, no steady_us) still parse
+        assertEquals(5.5, ResultRow.parse("v,1,ping,-,0,10,1.0,2.0,3.0,4.0,5.5").cpuUs(), 1e-9);
         // rows of an older client (10 fields, no cpu_us) still parse
         assertTrue(Double.isNaN(ResultRow.parse("v,1,ping,-,0,10,1.0,2.0,3.0,4.0").cpuUs()));
         assertThrows(IllegalArgumentException.class, () -> ResultRow.parse("a,b,c"));
+        assertThrows(IllegalArgumentException.class, () -> ResultRow.parse("v,1,ping,-,0,10,1,2,3,4,5,6,7"));
     }
 
     private static Object roundTrip(Object o) throws Exception {

@@ -2,6 +2,7 @@ package dev.remora.bench.rmi;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -59,5 +60,27 @@ class StatsTest {
         assertEquals(2.5, Stats.median(v), 1e-9);
         assertEquals(3, v[0]);
         assertEquals(2.0, Stats.median(new double[] {9, 2, 1}), 1e-9);
+    }
+
+    @Test
+    void steadyIsTheLowestMedianOfTenBlocksInCallOrder() {
+        // 100 calls: a slow mode (40-49 us) except calls 30..39 (20-29 us, scrambled within the block)
+        long[] ns = new long[100];
+        for (int i = 0; i < ns.length; i++) {
+            ns[i] = (i >= 30 && i < 40 ? 20_000 + (i * 7 % 10) * 1000 : 40_000 + (i % 10) * 1000);
+        }
+        Stats.Summary s = Stats.summarize(ns, ns.length);
+        assertEquals(24.5, s.steadyUs(), 1e-9); // median of 20..29 us
+        assertEquals(44.0, s.medianUs(), 1e-9); // the plain median sits in the slow mode
+        assertEquals(24.5, Stats.lowestBlockMedian(new long[] {24_000, 25_000}, 2, 1) / 1000, 1e-9);
+        assertEquals(3.0, Stats.lowestBlockMedian(new long[] {9, 3, 5}, 3, 10), 1e-9); // fewer calls than blocks
+        // the last block takes the remainder: 23 calls in 10 blocks of 2, the last of 5
+        long[] rest = new long[23];
+        java.util.Arrays.fill(rest, 50);
+        rest[20] = 1;
+        rest[21] = 1;
+        rest[22] = 1;
+        assertEquals(1.0, Stats.lowestBlockMedian(rest, 23, 10), 1e-9);
+        assertTrue(Double.isNaN(Stats.summarizeUnordered(new long[] {1, 2}, 2).steadyUs()));
     }
 }
