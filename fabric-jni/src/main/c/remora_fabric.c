@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -371,7 +372,69 @@ static int rf_post_slot(rf_ep *ep, int i, char *err) {
     }
 }
 
-static int rf_open_guarded(const char *provider, rf_ep **out, char *err);
+/*
+ * shm regions of this process's open endpoints, unlinked at exit. The shm provider removes its region file in
+ * /dev/shm when an endpoint is closed, but a JVM that exits with endpoints open (System.exit, the end of main,
+ * SIGTERM) skips that, and every such exit left 16 MB of tmpfs, that is RAM, behind for good. Unlinking at exit is safe
+ * while other threads still use the endpoint: mappings outlive the name, and the process is ending. SIGKILL still
+ * leaves the file; rf_open steps over such names (RF_BUSY_RETRIES).
+ */
+#define RF_REGIONS_MAX 256
+static pthread_mutex_t rf_regions_lock = PTHREAD_MUTEX_INITIALIZER;
+static char rf_regions[RF_REGIONS_MAX][RF_ADDR_MAX];
+static int rf_regions_hooked;
+
+static void rf_unlink_regions(void) {
+    pthread_mutex_lock(&rf_regions_lock);
+    for (int i = 0; i < RF_REGIONS_MAX; i++) {
+        if (rf_regions[i][0] != '\0') {
+            shm_unlink(rf_regions[i]);
+            rf_regions[i][0] = '\0';
+        }
+    }
+    pthread_mutex_unlock(&rf_regions_lock);
+}
+
+/* The shm region name in an shm address ("fi_shm://<pid>:<uid>:<n>"), or NULL for other providers' addresses. */
+static const char *rf_region_name(const char *addr, size_t len) {
+    if (len < 10 || len >= RF_ADDR_MAX || memchr(addr, '\0', len) == NULL || strncmp(addr, "fi_shm://", 9) != 0) {
+        return NULL;
+    }
+    const char *name = addr + 9;
+    return *name == '\0' || strchr(name, '/') != NULL ? NULL : name;
+}
+
+static void rf_region_track(const rf_ep *ep, int add) {
+    const char *name = rf_region_name(ep->addr, ep->addrlen);
+    if (name == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&rf_regions_lock);
+    if (add && !rf_regions_hooked) {
+        rf_regions_hooked = atexit(rf_unlink_regions) == 0;
+    }
+    for (int i = 0; i < RF_REGIONS_MAX; i++) {
+        if (add && rf_regions[i][0] == '\0') {
+            snprintf(rf_regions[i], RF_ADDR_MAX, "%s", name);
+            break;
+        }
+        if (!add && strcmp(rf_regions[i], name) == 0) {
+            rf_regions[i][0] = '\0';
+            break;
+        }
+    }
+    pthread_mutex_unlock(&rf_regions_lock);
+}
+
+static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy);
+
+/*
+ * Endpoints rf_open tries when fi_enable answers EBUSY. The shm provider names its region "<pid>:<uid>:<n>" in
+ * /dev/shm, n counting this process's endpoints; a process with the same PID that was killed (SIGKILL skips the
+ * provider's cleanup) leaves such files behind, and fi_enable then refuses the name. The next endpoint gets the next
+ * n, and a killed process had only a few.
+ */
+#define RF_BUSY_RETRIES 32
 
 int rf_open(const char *provider, rf_ep **out, char *err) {
     *out = NULL;
@@ -384,13 +447,25 @@ int rf_open(const char *provider, rf_ep **out, char *err) {
         return RF_ERROR;
     }
     rf_signals_save(save);
-    int rc = rf_open_guarded(provider, out, err);
+    int busy = 0, rc = RF_ERROR;
+    for (int attempt = 0; attempt < RF_BUSY_RETRIES; attempt++) {
+        busy = 0;
+        rc = rf_open_guarded(provider, out, err, &busy);
+        if (!busy) {
+            break;
+        }
+    }
+    if (busy) {
+        size_t n = strlen(err);
+        snprintf(err + n, RF_ERR_LEN - n, " %d times: region names of this PID are held by files a killed process "
+                 "left in /dev/shm (%d:*); remove them", RF_BUSY_RETRIES, (int) getpid());
+    }
     rf_signals_restore(save);
     free(save);
     return rc;
 }
 
-static int rf_open_guarded(const char *provider, rf_ep **out, char *err) {
+static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy) {
     struct fi_info *hints = NULL;
     rf_ep *ep = calloc(1, sizeof(*ep));
     int rc;
@@ -459,6 +534,7 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err) {
     }
     if ((rc = fi_enable(ep->ep)) != 0) {
         rf_fail(err, "fi_enable", rc);
+        *busy = rc == -FI_EBUSY;
         goto fail;
     }
     ep->addrlen = sizeof(ep->addr);
@@ -467,6 +543,7 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err) {
         goto fail;
     }
     ep->stamp = rf_hash(ep->addr, ep->addrlen) & RF_STAMP_MASK;
+    rf_region_track(ep, 1);
     ep->wakefd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (ep->wakefd < 0) {
         rf_failf(err, "eventfd: %s", strerror(errno));
@@ -984,6 +1061,9 @@ void rf_wakeup(rf_ep *ep) {
 void rf_close(rf_ep *ep) {
     if (ep == NULL) {
         return;
+    }
+    if (ep->addrlen > 0) {
+        rf_region_track(ep, 0); /* closing the endpoint removes its region */
     }
     /* the endpoint first: closing it drops the receives still posted into our buffers */
     if (ep->ep != NULL) {

@@ -4,12 +4,21 @@
  * Two endpoints in one process over PROVIDER (default shm, argv[1] to override): an echo thread answers every
  * message; the main thread checks 64 B, 100 KB, a segmented 3 MB message, receive timeout, wakeup, an unknown
  * provider's error text and close. Exit status 0 when all pass; each failure prints one line.
+ *
+ * Over shm it first leaves files in /dev/shm under the names the provider gives this process's first endpoints, as a
+ * killed process with the same PID would: opening must still succeed; and a child process that exits with an
+ * endpoint open must leave no region file behind.
  */
+
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "remora_fabric.h"
 
@@ -24,6 +33,43 @@ static int failures;
             fprintf(stderr, "\n");                                                                               \
         }                                                                                                        \
     } while (0)
+
+/* Over shm: a child opens an endpoint and exits without closing it; its region file must be gone after. */
+static void exit_leaves_no_region(void) {
+    int fds[2];
+    if (pipe(fds) != 0) {
+        CHECK(0, "pipe failed");
+        return;
+    }
+    pid_t child = fork();
+    if (child == 0) {
+        char err[RF_ERR_LEN];
+        rf_ep *ep = NULL;
+        char name[256] = "";
+        if (rf_open("shm", &ep, err) == RF_OK) {
+            const void *addr;
+            size_t len;
+            rf_address(ep, &addr, &len);
+            snprintf(name, sizeof(name), "/dev/shm/%s", (const char *) addr + 9); /* after "fi_shm://" */
+        }
+        if (write(fds[1], name, sizeof(name)) != (ssize_t) sizeof(name)) {
+            _exit(3);
+        }
+        exit(0); /* endpoint still open */
+    }
+    char name[256] = "";
+    ssize_t got = read(fds[0], name, sizeof(name));
+    int status = 0;
+    waitpid(child, &status, 0);
+    close(fds[0]);
+    close(fds[1]);
+    CHECK(got == (ssize_t) sizeof(name) && name[0] != '\0', "the child could not open an shm endpoint");
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the child ended with status %d", status);
+    if (name[0] != '\0') {
+        CHECK(access(name, F_OK) != 0, "%s is left behind by a process that exited with its endpoint open", name);
+        unlink(name);
+    }
+}
 
 typedef struct echo_arg {
     rf_ep *ep;
@@ -89,7 +135,27 @@ int main(int argc, char **argv) {
     CHECK(rf_open("no-such-provider", &a, err) == RF_ERROR && a == NULL, "open of an unknown provider succeeded");
     CHECK(strstr(err, "fi_getinfo") != NULL && strstr(err, "fi_info -l") != NULL, "unhelpful error: %s", err);
 
-    if (rf_open(prov, &a, err) != RF_OK || rf_open(prov, &b, err) != RF_OK) {
+    if (strcmp(prov, "shm") == 0) {
+        exit_leaves_no_region();
+    }
+    char stale[3][64];
+    int stales = strcmp(prov, "shm") == 0 ? 3 : 0;
+    for (int i = 0; i < stales; i++) {
+        snprintf(stale[i], sizeof(stale[i]), "/dev/shm/%d:%d:%d", (int) getpid(), (int) getuid(), i);
+        int fd = open(stale[i], O_CREAT | O_EXCL | O_RDWR, 0600);
+        if (fd >= 0 && ftruncate(fd, 16 << 20) != 0) { /* the size of a real region: the provider maps it */
+            CHECK(0, "cannot size %s", stale[i]);
+        }
+        CHECK(fd >= 0, "cannot create %s to stand for a killed process's region", stale[i]);
+        if (fd >= 0) {
+            close(fd);
+        }
+    }
+    int opened = rf_open(prov, &a, err) == RF_OK && rf_open(prov, &b, err) == RF_OK;
+    for (int i = 0; i < stales; i++) {
+        unlink(stale[i]);
+    }
+    if (!opened) {
         fprintf(stderr, "FAIL: cannot open %s endpoints: %s\n", prov, err);
         rf_close(a);
         return 1;
