@@ -95,7 +95,8 @@ public final class Installer {
             bridge.getMethod("install", MethodHandle[].class, boolean.class)
                     .invoke(null, handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
             long t3 = System.nanoTime();
-            instrument(inst, bridge, stats, oosFast(config), config.flag(Property.STATS));
+            instrument(inst, bridge, stats, oosFast(config),
+                    config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS));
             long t4 = System.nanoTime();
             Log.debug("install phases (ms): config " + (t0 - start) / 1_000_000 + ", hook-point check "
                     + (t1 - t0) / 1_000_000 + ", bridge " + (t2 - t1) / 1_000_000 + ", bind " + (t3 - t2) / 1_000_000

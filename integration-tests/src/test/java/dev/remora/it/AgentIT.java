@@ -79,15 +79,20 @@ class AgentIT {
     @EnumSource(Jdk.class)
     void agentOnBothSidesChangesNoResultAndSeesEveryCall(Jdk jdk) throws Exception {
         List<String> expected = vanilla(jdk);
-        Run r = run(jdk, agent(), agent());
+        Run r = run(jdk, agent("-Dremora.stats.streams=true"), agent("-Dremora.stats.streams=true"));
         assertEquals(expected, r.clientOut);
         long calls = expectedCalls(r.clientOut);
         assertEquals(calls, r.client.stat("calls_remora") + r.client.stat("calls_jrmp"),
                 () -> "every client call passes the hook\n" + r.client.describe());
         assertTrue(r.server.stat("exports") >= 2, r.server::describe);
         assertTrue(r.server.stat("accepts") >= 1, r.server::describe);
-        // the counting-only stream hooks are installed under remora.stats=true and saw JRMP's marshalling
+        // the counting-only stream hooks are installed under remora.stats.streams=true and saw JRMP's marshalling
         assertTrue(r.client.stat("stream_writes") > 0 && r.server.stat("stream_reads") > 0, r.client::describe);
+        // and only then: remora.stats alone (what compare.sh runs with) leaves the JDK's streams untouched
+        Run plain = run(jdk, agent(), agent());
+        assertEquals(expected, plain.clientOut);
+        assertEquals(0, plain.client.stat("stream_writes") + plain.server.stat("stream_reads"), plain.client::describe);
+        assertEquals(calls, plain.client.stat("calls_remora") + plain.client.stat("calls_jrmp"));
         assertEquals(0, r.client.stat("advice_errors"));
         assertEquals(0, r.server.stat("advice_errors"));
     }

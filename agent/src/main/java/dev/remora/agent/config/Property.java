@@ -53,8 +53,10 @@ public enum Property {
                     + " RMI's stay JDK): fast = written in Remora's format behind header ACED524D (a JVM without"
                     + " Remora fails on it with StreamCorruptedException), read in either format; jdk = untouched."),
     STATS("remora.stats", "false", values("true", "false"),
-            "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types"
-                    + " (true also installs the counting-only ObjectOutputStream/ObjectInputStream hooks)."),
+            "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types."),
+    STATS_STREAMS("remora.stats.streams", "false", values("true", "false"),
+            "With remora.stats: also count ObjectOutputStream/ObjectInputStream writeObject/readObject calls, through"
+                    + " a hook in each (off by default: it costs the JDK's serialization a call per object)."),
     LOG("remora.log", "info", values("quiet", "info", "debug"),
             "How much Remora prints to stderr: quiet = errors only, info = one line per fallback reason, debug = more."),
     STRICT("remora.strict", "false", values("true", "false"),
