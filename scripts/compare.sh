@@ -134,7 +134,10 @@ cleanup() {
         if kill -0 "$pid" 2>/dev/null; then
             kill "$pid" 2>/dev/null || true
             sleep 0.3
-            kill -9 "$pid" 2>/dev/null || true
+            if kill -9 "$pid" 2>/dev/null; then
+                # SIGKILL skips libfabric's cleanup: remove the 16 MB shm regions the JVM held (named <pid>:...)
+                sleep 0.2; rm -f /dev/shm/"$pid":* 2>/dev/null || true
+            fi
         fi
     done
     CLIENT_PID=""; SERVER_PID=""

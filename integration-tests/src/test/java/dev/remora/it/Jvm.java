@@ -115,7 +115,8 @@ public final class Jvm implements AutoCloseable {
     /** Waits for exit; kills and fails after {@code seconds}. */
     public int waitFor(long seconds) throws Exception {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
-            process.destroyForcibly();
+            process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            removeShmRegionsOf(process.pid());
             throw new AssertionError("JVM still running after " + seconds + " s, killed\n" + describe());
         }
         return process.exitValue();
@@ -170,11 +171,14 @@ public final class Jvm implements AutoCloseable {
 
     @Override
     public void close() {
-        if (process.isAlive()) {
+        boolean killed = process.isAlive();
+        if (killed) {
             process.destroyForcibly();
         }
         try {
-            process.waitFor(10, TimeUnit.SECONDS);
+            if (process.waitFor(10, TimeUnit.SECONDS) && killed) {
+                removeShmRegionsOf(process.pid());
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -183,6 +187,21 @@ public final class Jvm implements AutoCloseable {
             File f = p.toFile();
             f.deleteOnExit();
             f.getParentFile().deleteOnExit();
+        }
+    }
+
+    /**
+     * Removes the shm provider's region files of a process this test killed (SIGKILL skips libfabric's cleanup and
+     * the agent's exit hook, so each would keep 16 MB of /dev/shm, that is RAM, until reboot). Names start with the
+     * creator's PID; only call this once {@code pid} is dead.
+     */
+    static void removeShmRegionsOf(long pid) {
+        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/dev/shm"), pid + ":*")) {
+            for (Path p : ds) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // no /dev/shm, or already gone: nothing to clean
         }
     }
 }
