@@ -140,8 +140,8 @@ public final class HookPoint {
 
     /**
      * True for hooks whose only job is a counter in the stats ({@code ObjectOutputStream}/{@code ObjectInputStream}
-     * entries): the installer leaves them out unless {@code remora.stats=true}, so a JVM that reads no counts
-     * carries no advice in its serialization hot paths.
+     * entries): the installer leaves them out unless {@code remora.stats=true} and {@code remora.stats.streams=true},
+     * so by default (and in the compare script, which sets only the first) serialization carries no Remora advice.
      */
     public boolean countsOnly() {
         return adviceName.startsWith(STREAM);

@@ -7,7 +7,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -94,15 +93,7 @@ public final class CompareReport {
 
     /** Median of an optional per-round figure over the rounds that have it; NaN when none has. */
     private static double medianOfMeasured(List<ResultRow> rs, ToDoubleFunction<ResultRow> figure) {
-        double[] v = new double[rs.size()];
-        int n = 0;
-        for (ResultRow r : rs) {
-            double x = figure.applyAsDouble(r);
-            if (!Double.isNaN(x)) {
-                v[n++] = x;
-            }
-        }
-        return n == 0 ? Double.NaN : Stats.median(Arrays.copyOf(v, n));
+        return Stats.medianOfPresent(rs.stream().mapToDouble(figure).toArray());
     }
 
     private static String labelOf(String kernelId) {
@@ -272,15 +263,7 @@ public final class CompareReport {
 
     /** Median over rows of a per-row percentage, leaving out rows where it is NaN; NaN when none is left. */
     private double medianOverRows(String config, ToDoubleBiFunction<Row, String> percent) {
-        double[] v = new double[rows.size()];
-        int n = 0;
-        for (Row r : rows) {
-            double s = percent.applyAsDouble(r, config);
-            if (!Double.isNaN(s)) {
-                v[n++] = s;
-            }
-        }
-        return n == 0 ? Double.NaN : Stats.median(Arrays.copyOf(v, n));
+        return Stats.medianOfPresent(rows.stream().mapToDouble(r -> percent.applyAsDouble(r, config)).toArray());
     }
 
     private String cellText(Row r, String config) {
@@ -352,8 +335,7 @@ public final class CompareReport {
                 sb.append(String.format(Locale.ROOT, "%s,%s,%s,%d,%d,%.3f,%.3f,%.3f,%.1f,%s,%s,%s%n", c, r.kernel(),
                         r.object(), r.n(), cell.rounds(), cell.medianUs(), cell.p90Us(), cell.p99Us(),
                         cell.callsPerS(), Double.isNaN(s) ? "" : String.format(Locale.ROOT, "%.2f", s),
-                        Double.isNaN(cell.cpuUs()) ? "" : String.format(Locale.ROOT, "%.3f", cell.cpuUs()),
-                        Double.isNaN(cell.steadyUs()) ? "" : String.format(Locale.ROOT, "%.3f", cell.steadyUs())));
+                        ResultRow.optional(cell.cpuUs()), ResultRow.optional(cell.steadyUs())));
             }
         }
         return sb.toString();

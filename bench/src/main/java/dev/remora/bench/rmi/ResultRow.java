@@ -25,7 +25,8 @@ public record ResultRow(String config, int round, String kernel, String object, 
                 object, n, calls, medianUs, p90Us, p99Us, callsPerS, optional(cpuUs), optional(steadyUs));
     }
 
-    private static String optional(double v) {
+    /** An optional figure as written in the CSV files: three decimals, or empty when NaN (not measured). */
+    static String optional(double v) {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%.3f", v);
     }
 

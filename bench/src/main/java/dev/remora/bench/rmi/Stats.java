@@ -82,6 +82,18 @@ public final class Stats {
         return (count & 1) == 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2.0;
     }
 
+    /** Median of the values that are not NaN, NaN when there are none; does not modify {@code values}. */
+    public static double medianOfPresent(double[] values) {
+        double[] v = new double[values.length];
+        int n = 0;
+        for (double x : values) {
+            if (!Double.isNaN(x)) {
+                v[n++] = x;
+            }
+        }
+        return n == 0 ? Double.NaN : median(Arrays.copyOf(v, n));
+    }
+
     /** Median of doubles (used for the median of the round medians); does not modify {@code values}. */
     public static double median(double[] values) {
         if (values.length == 0) {

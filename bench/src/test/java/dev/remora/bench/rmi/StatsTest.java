@@ -83,4 +83,13 @@ class StatsTest {
         assertEquals(1.0, Stats.lowestBlockMedian(rest, 23, 10), 1e-9);
         assertTrue(Double.isNaN(Stats.summarizeUnordered(new long[] {1, 2}, 2).steadyUs()));
     }
+
+    @Test
+    void medianOfPresentLeavesOutNaN() {
+        double[] v = {3, Double.NaN, 1, 2};
+        assertEquals(2.0, Stats.medianOfPresent(v), 1e-9);
+        assertTrue(Double.isNaN(v[1]), "the input is kept");
+        assertTrue(Double.isNaN(Stats.medianOfPresent(new double[] {Double.NaN})));
+        assertTrue(Double.isNaN(Stats.medianOfPresent(new double[0])));
+    }
 }
