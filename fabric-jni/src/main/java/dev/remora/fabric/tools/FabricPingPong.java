@@ -22,16 +22,19 @@ import java.util.concurrent.TimeUnit;
  * Java counterpart of the C floor {@code bench/src/main/c/remora_fabric_pingpong.c}: a ping-pong over
  * {@link FabricEndpoint}, same command line, same CSV (impl "java"). This process is the client; it starts the echo
  * server as a second JVM (pinned with {@code taskset -c SERVER_CPU}, or behind --server-prefix) and swaps addresses
- * with it over the child's stdin/stdout. Pin the client from outside: {@code taskset -c 1 java ... FabricPingPong}.
+ * with it over the child's stdin/stdout; the server gets the client's -X options (heap, GC). Pin the client from outside: {@code taskset -c 1 java ... FabricPingPong}.
  *
  * <pre>
  * java -cp remora-fabric-jni.jar dev.remora.fabric.tools.FabricPingPong [-p PROVIDER] [-s SIZE,...] [-n ITERS]
- *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-C SERVER_CPU] [-H] [-a] [--server-prefix "CMD ARGS"]
+ *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-C SERVER_CPU] [-H] [-a] [-f] [--server-prefix "CMD ARGS"]
  * CSV: impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s
  * </pre>
  * busy = spin forever without sched_yield; block = the endpoint's spin-then-sleep with SPIN_US (default 50) and
  * -B BUSY_POLLS pure polls first (default 50).
  * -a sends from a byte[] (impl "java-array": copied into the native staging buffer) instead of a direct buffer.
+ * -f (impl "java-fresh") is what Java semantics cost on top: each side copies every message it receives into a new
+ * byte[] (as deserialization must, in the JVM's own heap) and sends that array on (implies -a). Compare an RMI
+ * echo(byte[n]) with this row: what is left above it is Remora's own cost.
  * Every size is first checked once byte for byte. A zero-length message tells the server to exit.
  * {@code --serve} runs the server side (used internally and by the tests).
  */
@@ -49,6 +52,7 @@ public final class FabricPingPong {
         boolean header = false;
         boolean serve = false;
         boolean array = false;
+        boolean fresh = false;
         int busyPolls = FabricOptions.defaults().busyPolls();
         String prefix = null;
         for (int i = 0; i < args.length; i++) {
@@ -63,11 +67,13 @@ public final class FabricPingPong {
                 case "-H": header = true; break;
                 case "--serve": serve = true; break;
                 case "-a": array = true; break;
+                case "-f": fresh = true; array = true; break;
                 case "-B": busyPolls = Integer.parseInt(args[++i]); break;
                 case "--server-prefix": prefix = args[++i]; break;
                 default:
                     System.err.println("usage: FabricPingPong [-p provider] [-s size,...] [-n iters] [-w warmup] "
-                            + "[-m busy|block] [-S spin_us] [-C server_cpu] [-H] [--server-prefix cmd] [--serve]");
+                            + "[-m busy|block] [-S spin_us] [-B busy_polls] [-C server_cpu] [-H] [-a] [-f] [--server-prefix cmd] "
+                            + "[--serve]");
                     System.exit(2);
             }
         }
@@ -79,14 +85,17 @@ public final class FabricPingPong {
                 ? FabricOptions.defaults().withYield(false).withSpinNanos(Long.MAX_VALUE / 4)
                 : FabricOptions.defaults().withSpinNanos(spinUs * 1000).withBusyPolls(busyPolls);
         if (serve) {
-            serve(provider, options);
+            serve(provider, options, fresh);
         } else {
-            client(provider, mode, options, sizes, iters, warmup, serverCpu, header, prefix, array);
+            client(provider, mode, options, sizes, iters, warmup, serverCpu, header, prefix, array, fresh);
         }
     }
 
-    /** Echo server: prints its address, reads the client's, echoes until a zero-length message. */
-    static void serve(String provider, FabricOptions options) throws IOException {
+    /**
+     * Echo server: prints its address, reads the client's, echoes until a zero-length message; with fresh, each
+     * message is first copied into a new byte[], which is then sent.
+     */
+    static void serve(String provider, FabricOptions options, boolean fresh) throws IOException {
         PrintStream out = System.out;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         try (FabricEndpoint ep = FabricEndpoint.open(provider, options)) {
@@ -102,13 +111,19 @@ public final class FabricPingPong {
                 if (n == 0) {
                     break;
                 }
-                ep.send(ep.receivedSource(), ep.received());
+                if (fresh) {
+                    byte[] copy = new byte[n];
+                    ep.received().get(0, copy, 0, n);
+                    ep.send(ep.receivedSource(), null, copy, 0, n);
+                } else {
+                    ep.send(ep.receivedSource(), ep.received());
+                }
             }
         }
     }
 
     private static void client(String provider, String mode, FabricOptions options, int[] sizes, int iters,
-            int warmup, int serverCpu, boolean header, String prefix, boolean array) throws Exception {
+            int warmup, int serverCpu, boolean header, String prefix, boolean array, boolean fresh) throws Exception {
         List<String> cmd = new ArrayList<>();
         if (prefix != null) {
             cmd.addAll(Arrays.asList(prefix.trim().split("\\s+")));
@@ -116,10 +131,18 @@ public final class FabricPingPong {
             cmd.addAll(List.of("taskset", "-c", Integer.toString(serverCpu)));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String a : java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("-X")) { // heap and GC options: the server's heap should be the client's
+                cmd.add(a);
+            }
+        }
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 FabricPingPong.class.getName(), "--serve",
                 "-p", provider, "-m", mode, "-S", Long.toString(options.spinNanos() / 1000), "-B",
                 Integer.toString(options.busyPolls())));
+        if (fresh) {
+            cmd.add("-f");
+        }
         Process server = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (FabricEndpoint ep = FabricEndpoint.open(provider, options)) {
             BufferedReader sin = new BufferedReader(new InputStreamReader(server.getInputStream(),
@@ -144,6 +167,7 @@ public final class FabricPingPong {
                 }
                 byte[] bytes = new byte[size];
                 msg.get(0, bytes);
+                byte[] first = bytes;
                 roundTrip(ep, peer, msg, array ? bytes : null);
                 if (!ep.received().equals(msg.duplicate().clear())) {
                     throw new IOException("echo of " + size + " bytes differs");
@@ -151,14 +175,22 @@ public final class FabricPingPong {
                 for (int i = 0; i < warmup + iters; i++) {
                     long t0 = System.nanoTime();
                     roundTrip(ep, peer, msg, array ? bytes : null);
+                    if (fresh) { // the echo becomes a new array, which the next round trip sends
+                        bytes = new byte[size];
+                        ep.received().get(0, bytes, 0, size);
+                    }
                     if (i >= warmup) {
                         rtt[i - warmup] = System.nanoTime() - t0;
                     }
                 }
+                if (fresh && !Arrays.equals(bytes, first)) {
+                    throw new IOException("after " + (warmup + iters) + " fresh echoes the " + size + " bytes differ");
+                }
                 Arrays.sort(rtt);
                 double med = rtt[iters / 2] / 1000.0;
                 double p99 = rtt[(int) ((iters - 1) * 0.99)] / 1000.0;
-                System.out.printf("%s,%s,%s,%d,%d,%s,%s,%.3f,%.3f,%.1f%n", array ? "java-array" : "java", provider,
+                System.out.printf("%s,%s,%s,%d,%d,%s,%s,%.3f,%.3f,%.1f%n",
+                        fresh ? "java-fresh" : array ? "java-array" : "java", provider,
                         mode, size, iters, cpus(),
                         serverCpus, med, p99, size / (med / 2.0));
                 System.out.flush();
