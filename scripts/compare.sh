@@ -28,7 +28,7 @@ usage: scripts/compare.sh [options]
   --config-file FILE     configurations from FILE instead (same format; e.g. to add remora.dispatch=pool)
   --kernels k1,k2        kernels (default: the client's: ping,ping2i,ping2i2f,ping_obj,echo_obj,pingpong,star,raw_tcp;
                          also: throw, all)
-  --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays)
+  --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays,byte[100000]; full: all,byte[100000])
   --sizes LIST           array lengths for 'arrays' (default quick: 50,5000; full: 50,200,500,2000,5000,20000)
   --pin same|split|best|none
                          CPU placement: same = server and client on CPU 0 (default; on this 2-vCPU VM waking the
@@ -87,11 +87,12 @@ done
 [[ "$STAR_THREADS" =~ ^[1-9][0-9]*$ ]] || die "--star-threads must be a positive whole number, got '$STAR_THREADS'"
 case "$PIN" in same|split|best|none) ;; *) die "--pin must be same, split, best or none, got '$PIN'" ;; esac
 
+# Default objects end with byte[100000]: the fabric floors below are read against its echo (see FloorReport).
 if [[ $FULL == 1 ]]; then
-    : "${OBJECTS:=all}"; : "${SIZES:=50,200,500,2000,5000,20000}"
+    : "${OBJECTS:=all,byte[100000]}"; : "${SIZES:=50,200,500,2000,5000,20000}"
     WARMUP_MS=15000; WARMUP=5000; WARMUP_CASE_MS=500; REPS=20000; BUDGET_MS=2000; : "${TIMEOUT_S:=3600}"; MODE=full
 else
-    : "${OBJECTS:=small,arrays}"; : "${SIZES:=50,5000}"
+    : "${OBJECTS:=small,arrays,byte[100000]}"; : "${SIZES:=50,5000}"
     WARMUP_MS=6000; WARMUP=2000; WARMUP_CASE_MS=200; REPS=5000; BUDGET_MS=500; : "${TIMEOUT_S:=600}"; MODE=quick
 fi
 if [[ -n "$WARMUP_MS_OPT" ]]; then
@@ -336,10 +337,12 @@ run_pair() { # run_pair CONFIG ROUND
     return 0
 }
 
-# ---------------------------------------------------------------- the C floor of the fabric transport
-# When a fabric configuration runs, each round also runs bench's C ping-pong over the same provider (shm) in the same
-# placement, with the same wait policy as Remora's endpoint (block: polls, then sched_yield, then naps): the floor
-# that Remora's fabric numbers are read against, measured in the same run.
+# ---------------------------------------------------------------- the floors of the fabric transport
+# When a fabric configuration runs, each round also measures two floors over the same provider (shm) in the same
+# placement with the same wait policy as Remora's endpoint (polls, then sched_yield, then naps), 64 B and 100000 B
+# round trips: bench's C ping-pong (libfabric alone, fixed buffers) and FabricPingPong -f on the JVMs' own options
+# (the transport plus a new byte[] per message received, which any Java echo of an array pays). CompareReport reads
+# them from $OUT/floor and prints echo_obj byte[100000] against both.
 FLOOR_BIN="$ROOT/bench/target/c/remora_fabric_pingpong"
 FLOOR=0
 if [[ " ${RUN[*]} " == *" fabric"* ]]; then
@@ -347,24 +350,33 @@ if [[ " ${RUN[*]} " == *" fabric"* ]]; then
         make -s -C "$ROOT/bench/src/main/c" >"$OUT/logs/build-floor.log" 2>&1 || true
     fi
     if [[ -x "$FLOOR_BIN" ]]; then FLOOR=1; else
-        echo "compare.sh: no C floor ($FLOOR_BIN; see $OUT/logs/build-floor.log): fabric rows have no floor" >&2
+        echo "compare.sh: no C floor ($FLOOR_BIN; see $OUT/logs/build-floor.log): fabric rows have no C floor" >&2
     fi
 fi
 case "$PIN" in
-    same) FLOOR_CPUS=(-c 0 -C 0) ;;
-    split|best) FLOOR_CPUS=(-c 1 -C 0) ;;
-    *) FLOOR_CPUS=() ;;
+    same) FLOOR_CPUS=(-c 0 -C 0); JFLOOR_PIN=(taskset -c 0); JFLOOR_SERVER=(-C 0) ;;
+    split|best) FLOOR_CPUS=(-c 1 -C 0); JFLOOR_PIN=(taskset -c 1); JFLOOR_SERVER=(-C 0) ;;
+    *) FLOOR_CPUS=(); JFLOOR_PIN=(); JFLOOR_SERVER=() ;;
 esac
 run_floor() { # run_floor ROUND
-    echo "round $1/$ROUNDS, C floor over shm (64 B and 100000 B round trips)" >&2
-    timeout --kill-after=5 120 "$FLOOR_BIN" -p shm -s 64,100000 -n 20000 -m block -S 20 "${FLOOR_CPUS[@]}" \
-        >"$OUT/floor/floor-r$1.csv" 2>"$OUT/logs/floor-r$1.log" \
-        || echo "compare.sh: the C floor failed in round $1 (see $OUT/logs/floor-r$1.log)" >&2
+    echo "round $1/$ROUNDS, fabric floors over shm: C, then Java with fresh arrays (64 B and 100000 B round trips)" >&2
+    if ((FLOOR)); then
+        timeout --kill-after=5 120 "$FLOOR_BIN" -p shm -s 64,100000 -n 20000 -m block -S 20 "${FLOOR_CPUS[@]}" \
+            >"$OUT/floor/floor-r$1.csv" 2>"$OUT/logs/floor-r$1.log" \
+            || echo "compare.sh: the C floor failed in round $1 (see $OUT/logs/floor-r$1.log)" >&2
+    fi
+    # shellcheck disable=SC2086
+    timeout --kill-after=5 180 "${JFLOOR_PIN[@]}" "$JAVA" $JVM_OPTS -cp "$AGENT_JAR" \
+        dev.remora.fabric.tools.FabricPingPong -p shm -s 64,100000 -n 20000 -m block -S 20 -f "${JFLOOR_SERVER[@]}" \
+        >"$OUT/floor/floor-r$1-java.csv" 2>"$OUT/logs/floor-r$1-java.log" \
+        || echo "compare.sh: the Java floor failed in round $1 (see $OUT/logs/floor-r$1-java.log)" >&2
 }
+JFLOOR=0
+[[ " ${RUN[*]} " == *" fabric"* ]] && JFLOOR=1
 
 START=$SECONDS
 for ((r = 1; r <= ROUNDS; r++)); do
-    ((FLOOR)) && run_floor "$r"
+    ((JFLOOR)) && run_floor "$r"
     # Odd rounds run the configurations in table order, even rounds in reverse: no configuration always goes first.
     ORDER=("${RUN[@]}")
     if ((r % 2 == 0)); then
@@ -396,21 +408,6 @@ echo "--reps 200000 --budget-ms 5000). CPU: time of both JVMs, all threads, per 
 echo "configuration costs the machine, spinning included."
 for s in "${SKIPPED[@]}"; do echo "skipped $s"; done
 for f in "${FAILED[@]}"; do echo "FAILED $f: see $OUT/logs"; done
-if ((FLOOR)) && ls "$OUT"/floor/floor-r*.csv >/dev/null 2>&1; then
-    # median over rounds of the C floor's per-round median (us per round trip) and bandwidth each way
-    floor_line() { # floor_line SIZE COLUMN(8 = median_us, 10 = mb_per_s)
-        cat "$OUT"/floor/floor-r*.csv | awk -F, -v s="$1" -v c="$2" '$4 == s { print $c }' | sort -g \
-            | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
-    }
-    {
-        echo
-        echo "C floor (bench/src/main/c, shm, placement as the JVMs' (--pin $PIN), same wait policy, spin 20 us)," \
-            "median over rounds:"
-        echo "  64 B round trip: $(floor_line 64 8) us; 100000 B round trip: $(floor_line 100000 8) us," \
-            "$(floor_line 100000 10) MB/s each way"
-        echo "  (compare: ping() of fabric+* above; echo_obj byte[100000] moves 100000 B each way per call)"
-    } | tee -a "$OUT/summary.md"
-fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo "results: $OUT/summary.md, $OUT/summary.csv (raw rows: $OUT/raw, JVM logs: $OUT/logs)"
 [[ ${#FAILED[@]} -eq 0 ]]

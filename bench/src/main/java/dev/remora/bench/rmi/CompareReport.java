@@ -23,7 +23,8 @@ import java.util.function.ToDoubleFunction;
  * time saved against the baseline. Per kernel/object and configuration the figure is the median of the round
  * medians. Client-side {@code [remora] stats-csv} lines found in the logs show calls on Remora's path vs JRMP.
  *
- * <p>Reads {@code DIR/raw/*.csv} and {@code DIR/logs/<config>-r<N>-client.log}; writes {@code DIR/summary.csv} and
+ * <p>Reads {@code DIR/raw/*.csv}, {@code DIR/logs/<config>-r<N>-client.log} and the fabric floors in
+ * {@code DIR/floor} ({@link FloorReport}); writes {@code DIR/summary.csv} and
  * {@code DIR/summary.md} (prefixed by {@code DIR/header.txt} when present) and prints the table on stdout.
  */
 public final class CompareReport {
@@ -51,6 +52,21 @@ public final class CompareReport {
         this.configs = configs;
         this.baseline = baseline;
         this.rows = rows;
+    }
+
+    /** The configurations in column order. */
+    public List<String> configs() {
+        return configs;
+    }
+
+    /** The aggregated cell of kernel/object/n under config, or null when that case did not run. */
+    public Cell cell(String kernel, String object, int n, String config) {
+        for (Row r : rows) {
+            if (r.kernel().equals(kernel) && r.object().equals(object) && r.n() == n) {
+                return r.cells().get(config);
+            }
+        }
+        return null;
     }
 
     /** Groups the rows and takes the median of the round medians (and of p90, p99, calls/s). */
@@ -479,6 +495,11 @@ public final class CompareReport {
             out.println();
             out.print(cpu);
         }
+        String floors = FloorReport.text(FloorReport.read(dir.resolve("floor")), report);
+        if (!floors.isEmpty()) {
+            out.println();
+            out.print(floors);
+        }
         Path header = dir.resolve("header.txt");
         String head = Files.exists(header) ? Files.readString(header, StandardCharsets.UTF_8) : "";
         StringBuilder md = new StringBuilder("# Remora compare\n\n");
@@ -498,6 +519,9 @@ public final class CompareReport {
         }
         md.append("\nEach cell: median over rounds of the per-round median; in brackets the share of time saved against ")
                 .append(baseline).append(" (negative: slower). star rows are calls/s of all client threads together.\n");
+        if (!floors.isEmpty()) {
+            md.append("\n```\n").append(floors).append("```\n");
+        }
         if (!stats.isEmpty()) {
             md.append("\nClient stats (summed over rounds):\n\n");
             for (Map.Entry<String, String> e : stats.entrySet()) {

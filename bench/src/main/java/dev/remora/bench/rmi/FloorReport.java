@@ -1,0 +1,129 @@
+package dev.remora.bench.rmi;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The floors of the fabric transport that {@code scripts/compare.sh} measures in the same run as the JVM pairs, and
+ * {@code echo_obj byte[100000]} read against them.
+ *
+ * <ul>
+ *   <li>C ({@code impl c}, {@code bench/src/main/c}): libfabric alone, the same two buffers every round trip.</li>
+ *   <li>Java, fresh arrays ({@code impl java-fresh}, {@code FabricPingPong -f} on the compare's JVM options): the
+ *       transport plus what Java semantics cost on each side, a new {@code byte[]} for every message received.
+ *       An RMI echo of an array can go no faster.</li>
+ * </ul>
+ * The share of a floor's bandwidth is the floor's round-trip time over the call's (both move the bytes once each
+ * way). Reads {@code DIR/floor/*.csv}: lines {@code impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,...}
+ * as the C floor and FabricPingPong print them, one file per round and floor.
+ */
+public final class FloorReport {
+    static final int BIG = 100_000;
+    static final int SMALL = 64;
+    private static final Map<String, String> NAMES = new LinkedHashMap<>();
+
+    static {
+        NAMES.put("c", "C, fixed buffers");
+        NAMES.put("java-fresh", "Java, fresh arrays");
+    }
+
+    /** One measured line: which floor, message size, median round trip of that run. */
+    public record Measure(String impl, int size, double medianUs) {}
+
+    private FloorReport() {}
+
+    /** Every floor line under dir (absent dir: none). Malformed lines are skipped: a failed floor run leaves a gap. */
+    public static List<Measure> read(Path dir) throws IOException {
+        List<Measure> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) {
+            return out;
+        }
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*.csv")) {
+            ds.forEach(files::add);
+        }
+        files.sort(null);
+        for (Path f : files) {
+            for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                Measure m = parse(line);
+                if (m != null) {
+                    out.add(m);
+                }
+            }
+        }
+        return out;
+    }
+
+    static Measure parse(String line) {
+        String[] f = line.split(",");
+        if (f.length < 8 || !NAMES.containsKey(f[0])) {
+            return null;
+        }
+        try {
+            double median = Double.parseDouble(f[7]);
+            return median > 0 ? new Measure(f[0], Integer.parseInt(f[3]), median) : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** Median over runs of impl's round trip at size, NaN when not measured. */
+    static double floorUs(List<Measure> measures, String impl, int size) {
+        return Stats.medianOfPresent(measures.stream().filter(m -> m.impl().equals(impl) && m.size() == size)
+                .mapToDouble(Measure::medianUs).toArray());
+    }
+
+    /** The floors and, per configuration that ran it, echo_obj byte[100000] against them; "" without floors. */
+    public static String text(List<Measure> measures, CompareReport report) {
+        if (measures.isEmpty()) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        sb.append("Fabric floors over shm (placement as the JVMs'; median over rounds)\n");
+        sb.append(String.format(Locale.ROOT, "  %-22s %14s %16s %12s%n", "", "64 B round trip", "100000 B round trip",
+                "each way"));
+        Map<String, Double> big = new LinkedHashMap<>();
+        for (Map.Entry<String, String> e : NAMES.entrySet()) {
+            double small = floorUs(measures, e.getKey(), SMALL);
+            double b = floorUs(measures, e.getKey(), BIG);
+            if (Double.isNaN(small) && Double.isNaN(b)) {
+                continue;
+            }
+            big.put(e.getKey(), b);
+            sb.append(String.format(Locale.ROOT, "  %-22s %12s us %16s us %12s%n", e.getValue(), fmt(small, 2),
+                    fmt(b, 1), Double.isNaN(b) ? "-" : String.format(Locale.ROOT, "%.0f MB/s", BIG / (b / 2))));
+        }
+        StringBuilder echo = new StringBuilder();
+        for (String c : report.configs()) {
+            CompareReport.Cell cell = report.cell(Kernel.ECHO.id(), "byte[]", BIG, c);
+            if (cell == null || Double.isNaN(cell.medianUs())) {
+                continue;
+            }
+            echo.append(String.format(Locale.ROOT, "  %-14s %8.1f us", c, cell.medianUs()));
+            for (Map.Entry<String, Double> e : big.entrySet()) {
+                if (!Double.isNaN(e.getValue())) {
+                    echo.append(String.format(Locale.ROOT, "   %s %.0f%%", e.getKey().equals("c") ? "C" : "Java",
+                            100 * e.getValue() / cell.medianUs()));
+                }
+            }
+            echo.append('\n');
+        }
+        if (echo.length() > 0) {
+            sb.append("echo_obj byte[100000], 100000 B each way: share of each floor's bandwidth (floor / call time)\n");
+            sb.append(echo);
+        }
+        return sb.toString();
+    }
+
+    private static String fmt(double v, int decimals) {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+}
