@@ -115,7 +115,7 @@ final class ClientConnection implements Link.Sink {
             fail(e);
             throw e;
         }
-        options.listener.bytes(frame.length(), 0);
+        options.listener.bytes(frame.frameLength(), 0);
     }
 
     /**

@@ -18,7 +18,7 @@ final class PendingCall {
     static final int TIMED_OUT = 5;
 
     final Thread thread = Thread.currentThread();
-    final FrameBuffer out = new FrameBuffer(512);
+    final FrameBuffer out = new FrameBuffer(512).allowTail(); // sent straight to the link under the write lock
     final FrameBuffer in = new FrameBuffer(512);
     final AtomicInteger state = new AtomicInteger(IDLE);
     volatile int id;

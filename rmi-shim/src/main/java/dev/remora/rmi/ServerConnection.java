@@ -39,7 +39,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class ServerConnection implements Link.Sink {
     private static final boolean SUPPRESS_STACK_TRACES = Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
-    private static final ThreadLocal<FrameBuffer> REPLY = ThreadLocal.withInitial(() -> new FrameBuffer(512));
+    private static final ThreadLocal<FrameBuffer> REPLY = ThreadLocal.withInitial(() -> new FrameBuffer(512).allowTail());
 
     private final Link link;
     private final Object connectionHandler;
@@ -453,7 +453,7 @@ final class ServerConnection implements Link.Sink {
             Frame.finish(out);
             try {
                 link.send(out);
-                options.listener.bytes(out.length(), 0);
+                options.listener.bytes(out.frameLength(), 0);
             } catch (IOException e) {
                 pinned.remove(callId);
                 link.close(); // the reader sees it and ends the connection

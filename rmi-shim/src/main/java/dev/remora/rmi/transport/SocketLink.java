@@ -33,6 +33,9 @@ final class SocketLink implements Link {
     private int soTimeout;
     private volatile boolean open = true;
 
+    /** A frame's tail at least this long is written by a second write instead of being copied behind the head. */
+    static final int TAIL_WRITE_MIN = 64 * 1024;
+
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
         this.socket = socket;
         this.maxFrame = maxFrame;
@@ -46,9 +49,15 @@ final class SocketLink implements Link {
 
     @Override
     public void send(FrameBuffer frame) throws IOException {
+        if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
+            frame.absorbTail(); // one write: a second syscall costs more than copying this much
+        }
         synchronized (sendLock) {
             try {
                 out.write(frame.array(), 0, frame.length());
+                if (frame.tailLength() > 0) {
+                    out.write(frame.tail(), frame.tailOffset(), frame.tailLength());
+                }
             } catch (IOException e) {
                 close();
                 throw e;

@@ -71,9 +71,9 @@ public final class Frame {
         b.writeInt(callId);
     }
 
-    /** Sets the length field once the payload is written. */
+    /** Sets the length field once the payload is written (its tail included, see {@link FrameBuffer#setTail}). */
     public static void finish(FrameBuffer b) {
-        b.putInt(0, b.length());
+        b.putInt(0, b.frameLength());
     }
 
     public static String kindName(int kind) {

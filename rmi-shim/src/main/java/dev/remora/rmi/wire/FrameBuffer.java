@@ -19,6 +19,10 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     private byte[] buf;
     private int limit;
     private int pos;
+    private boolean tailAllowed;
+    private byte[] tail;
+    private int tailOffset;
+    private int tailLength;
     private final Reader reader = new Reader();
 
     public FrameBuffer(int capacity) {
@@ -42,8 +46,69 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
         pos = p;
     }
 
+    /**
+     * Lets a large payload stay where the serializer wrote it ({@link #setTail}) instead of being copied in: for
+     * frames that go straight to a {@code Link} while the payload's owner keeps it unchanged (FastChannel's write
+     * lock, held until the frame is sent). Returns this.
+     */
+    public FrameBuffer allowTail() {
+        tailAllowed = true;
+        return this;
+    }
+
+    public boolean tailAllowed() {
+        return tailAllowed;
+    }
+
+    /**
+     * Makes {@code a[off, off + len)} the rest of the frame, after this buffer's bytes: the frame on the wire is
+     * {@code array()[0, length())} then the tail ({@link #frameLength()} bytes in all). Nothing may be written after
+     * it (the header may still be patched); {@link #clear()} drops it.
+     */
+    public void setTail(byte[] a, int off, int len) {
+        if (!tailAllowed) {
+            throw new IllegalStateException("this frame buffer takes no tail");
+        }
+        tail = a;
+        tailOffset = off;
+        tailLength = len;
+    }
+
+    /** The tail's array, or null (see {@link #setTail}). */
+    public byte[] tail() {
+        return tail;
+    }
+
+    public int tailOffset() {
+        return tailOffset;
+    }
+
+    /** The tail's length, 0 without one. */
+    public int tailLength() {
+        return tailLength;
+    }
+
+    /** The whole frame's length: {@link #length()} plus the tail's. */
+    public int frameLength() {
+        return limit + tailLength;
+    }
+
+    /** Copies the tail (if any) behind this buffer's bytes and drops it: the frame is then array()[0, length()). */
+    public void absorbTail() {
+        if (tailLength > 0) {
+            byte[] t = tail;
+            int off = tailOffset;
+            int len = tailLength;
+            tail = null;
+            tailLength = 0;
+            write(t, off, len);
+        }
+    }
+
     /** Empties the buffer for writing. */
     public FrameBuffer clear() {
+        tail = null;
+        tailLength = 0;
         limit = 0;
         pos = 0;
         return this;
@@ -51,6 +116,8 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
 
     /** Makes room for a received frame of {@code n} bytes and sets the length; the caller fills {@link #array()}. */
     public byte[] prepareReceive(int n) {
+        tail = null;
+        tailLength = 0;
         if (buf.length < n) {
             buf = new byte[Math.max(n, buf.length * 2)];
         }
@@ -60,6 +127,9 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     }
 
     private void ensure(int more) {
+        if (tailLength > 0) {
+            throw new IllegalStateException("the frame has its tail: nothing can be written after it");
+        }
         int need = limit + more;
         if (need > buf.length) {
             byte[] b = new byte[Math.max(need, buf.length * 2)];

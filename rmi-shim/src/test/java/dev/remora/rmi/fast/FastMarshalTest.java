@@ -1,5 +1,6 @@
 package dev.remora.rmi.fast;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
@@ -61,6 +62,52 @@ class FastMarshalTest {
                     Arrays.asList(1, null)));
             assertEquals(42, rig.result(ref, m("add"), 40, 2), "primitive-only signatures keep the raw path");
             assertEquals(null, rig.result(ref, m("echo"), new Object[] {null}));
+        }
+    }
+
+    /**
+     * Payloads of 16 KB and more are sent from the serializer's buffer as the frame's tail (no copy into the frame):
+     * below the socket link's two-write size (absorbed), above it, and over a megabyte, from several threads at once
+     * (a tail stays valid only while its channel's write lock is held).
+     */
+    @Test
+    void largeArraysTravelAsFrameTailsBothWays() throws Throwable {
+        try (Rig rig = rig(Serializer.FAST, Serializer.FAST)) {
+            Object ref = rig.export(new Svc.Impl());
+            for (int n : new int[] {20_000, 100_000, 1_500_000}) {
+                byte[] b = new byte[n];
+                for (int i = 0; i < n; i++) {
+                    b[i] = (byte) (i * 31 + n);
+                }
+                assertArrayEquals(b, (byte[]) rig.result(ref, m("any"), b), n + " bytes");
+                int[] ints = new int[n / 4];
+                Arrays.setAll(ints, i -> i * 7 - n);
+                assertArrayEquals(ints, (int[]) rig.result(ref, m("any"), ints), n / 4 + " ints");
+            }
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+            try {
+                List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    int seed = t;
+                    done.add(pool.submit(() -> {
+                        for (int k = 0; k < 20; k++) {
+                            byte[] b = new byte[30_000 + 20_000 * seed + k];
+                            Arrays.fill(b, (byte) (seed * 40 + k));
+                            try {
+                                assertArrayEquals(b, (byte[]) rig.result(ref, m("any"), b));
+                            } catch (Throwable e) {
+                                throw new AssertionError("thread " + seed + " call " + k, e);
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                for (java.util.concurrent.Future<?> f : done) {
+                    f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
         }
     }
 

@@ -75,6 +75,34 @@ class SocketLinkTest {
         assertEquals(9, seen[2]);
     }
 
+    /** A frame's tail: copied behind the head below the two-write size, written after it above. */
+    @Test
+    void framesWithATailArriveWhole() throws IOException {
+        Link tx = new SocketTechnology(1 << 22, 0).open(a, true);
+        Link rx = new SocketTechnology(1 << 22, 0).open(b, false);
+        int[] sizes = {20_000, SocketLink.TAIL_WRITE_MIN, 1_000_000};
+        for (int p : sizes) {
+            byte[] body = new byte[p + 3];
+            for (int i = 0; i < body.length; i++) {
+                body[i] = (byte) (i * 7 + p);
+            }
+            FrameBuffer f = new FrameBuffer(64).allowTail();
+            Frame.begin(f, Frame.REPLY, (byte) 0, p);
+            f.setTail(body, 3, p);
+            Frame.finish(f);
+            tx.send(f);
+        }
+        FrameBuffer into = new FrameBuffer(16);
+        for (int p : sizes) {
+            FrameBuffer f = rx.receive((kind, id, len) -> into, 5000);
+            assertEquals(Frame.HEADER + p, f.length());
+            assertEquals(p, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+            for (int i = 0; i < p; i += 101) {
+                assertEquals((byte) ((i + 3) * 7 + p), f.array()[Frame.HEADER + i], "byte " + i + " of " + p);
+            }
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {0, 50_000})
     void malformedFrameClosesTheLinkWithAClearMessage(long spin) throws IOException {

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@link Link} over one libfabric endpoint per connection: a frame is one fabric message.
  *
- * <p>Sending copies the frame's bytes once into the endpoint's native staging buffer (the array is never pinned).
+ * <p>Sending copies the frame's bytes once into the endpoint's native staging buffer (the array is never pinned);
+ * a frame with a tail ({@link FrameBuffer#setTail}) goes as its head and the tail, each copied once.
  * Receiving waits with the endpoint's adaptive spin-then-block (polls, then polls with {@code sched_yield} for the
  * configured spin budget, then sleeps), and copies the message from its native slot into the buffer the
  * {@link Link.Sink} picks: one copy, no allocation.
@@ -43,6 +44,8 @@ public final class FabricLink implements Link {
     private final RouterListener listener;
     private volatile boolean open = true;
     private volatile boolean peerClosed;
+    private final Object headLock = new Object();
+    private ByteBuffer head; // a frame's head when it has a tail, guarded by headLock
 
     /**
      * @param socket the negotiated connection, past every handshake; kept open as the liveness signal
@@ -90,12 +93,29 @@ public final class FabricLink implements Link {
     @Override
     public void send(FrameBuffer frame) throws IOException {
         try {
-            endpoint.send(peerHandle, null, frame.array(), 0, frame.length());
+            if (frame.tailLength() > 0) {
+                sendWithTail(frame);
+            } else {
+                endpoint.send(peerHandle, null, frame.array(), 0, frame.length());
+            }
         } catch (ClosedChannelException e) { // includes AsynchronousCloseException
             throw closed(e);
         } catch (IOException e) {
             close();
             throw e;
+        }
+    }
+
+    /** Head and tail as one message: the head goes through a direct buffer, both are copied once into staging. */
+    private void sendWithTail(FrameBuffer frame) throws IOException {
+        synchronized (headLock) {
+            ByteBuffer h = head;
+            if (h == null || h.capacity() < frame.length()) {
+                head = h = ByteBuffer.allocateDirect(Math.max(256, frame.length()));
+            }
+            h.clear();
+            h.put(frame.array(), 0, frame.length()).flip();
+            endpoint.send(peerHandle, h, frame.tail(), frame.tailOffset(), frame.tailLength());
         }
     }
 

@@ -147,6 +147,35 @@ class FabricLinkTest {
         assertTrue(notes.isEmpty(), notes.toString());
     }
 
+    /** A frame whose payload is a tail (head and tail gathered into one message), eager and segmented sizes. */
+    @Test
+    void framesWithATailArriveWhole() throws Exception {
+        open("auto");
+        FrameBuffer into = new FrameBuffer(16);
+        int id = 1;
+        for (int p : new int[] {20_000, 100_000, 3 << 20}) {
+            byte[] body = new byte[p + 5];
+            for (int i = 0; i < body.length; i++) {
+                body[i] = (byte) (i * 13 + p);
+            }
+            FrameBuffer f = new FrameBuffer(64).allowTail();
+            Frame.begin(f, Frame.REPLY, (byte) 0, id);
+            f.writeInt(0x5EED);
+            f.setTail(body, 5, p);
+            Frame.finish(f);
+            FrameBuffer got = roundOne(server, client, f, into);
+            assertEquals(Frame.HEADER + 4 + p, got.length());
+            assertEquals(id, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
+            assertEquals(0x5EED, FrameBuffer.getInt(got.array(), Frame.HEADER));
+            for (int i = 0; i < p; i += 997) {
+                assertEquals(body[5 + i], got.array()[Frame.HEADER + 4 + i], "byte " + i + " of a " + p + " byte tail");
+            }
+            assertEquals(body[4 + p], got.array()[got.length() - 1]);
+            id++;
+        }
+        assertTrue(notes.isEmpty(), notes.toString());
+    }
+
     @Test
     void tcpProviderWhenForced() throws Exception {
         assumeTrue(Fabric.providers().contains("tcp;ofi_rxm"), "no tcp;ofi_rxm provider here");

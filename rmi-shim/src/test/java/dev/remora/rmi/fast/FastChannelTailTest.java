@@ -1,0 +1,64 @@
+package dev.remora.rmi.fast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.TypeCacheMode;
+import org.junit.jupiter.api.Test;
+
+/** Which messages become a frame's tail: long ones, to frames that allow it; the rest are copied in. */
+class FastChannelTailTest {
+
+    private static FrameBuffer write(FastChannel ch, FrameBuffer f, Object value) throws Exception {
+        Frame.begin(f, Frame.REPLY, Frame.FLAG_FAST, 1);
+        ch.lockWrite();
+        try {
+            RmiFastOutput o = ch.beginWrite();
+            o.writeObject(value);
+            ch.finishWrite(f);
+            Frame.finish(f);
+        } finally {
+            ch.unlockWrite();
+        }
+        return f;
+    }
+
+    private static Object read(FastChannel ch, FrameBuffer f) throws Exception {
+        FrameBuffer whole = new FrameBuffer(16);
+        f.absorbTail();
+        byte[] d = whole.prepareReceive(f.length());
+        System.arraycopy(f.array(), 0, d, 0, f.length());
+        whole.position(Frame.HEADER);
+        RmiFastInput in = ch.beginRead(whole, false, null);
+        try {
+            return in.readObject();
+        } finally {
+            ch.endRead(in);
+        }
+    }
+
+    @Test
+    void longMessagesBecomeTheTailOfFramesThatAllowIt() throws Exception {
+        FastChannel tx = new FastChannel(TypeCacheMode.CONNECTION);
+        FastChannel rx = new FastChannel(TypeCacheMode.CONNECTION);
+        byte[] big = new byte[FastChannel.TAIL_MIN];
+        big[7] = 42;
+        FrameBuffer f = write(tx, new FrameBuffer(64).allowTail(), big);
+        assertEquals(Frame.HEADER, f.length(), "nothing copied into the frame");
+        assertEquals(f.frameLength(), FrameBuffer.getInt(f.array(), 0));
+        assertNotNull(f.tail(), "the message stays in the writer's buffer as the tail");
+        assertArrayEquals(big, (byte[]) read(rx, f));
+
+        FrameBuffer small = write(tx, new FrameBuffer(64).allowTail(), new byte[100]);
+        assertNull(small.tail(), "short messages are copied");
+        assertArrayEquals(new byte[100], (byte[]) read(rx, small));
+
+        FrameBuffer plain = write(tx, new FrameBuffer(64), big);
+        assertNull(plain.tail(), "a frame that allows no tail gets a copy");
+        assertArrayEquals(big, (byte[]) read(rx, plain));
+    }
+}

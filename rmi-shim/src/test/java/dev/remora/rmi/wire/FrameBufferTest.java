@@ -1,0 +1,50 @@
+package dev.remora.rmi.wire;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Arrays;
+import org.junit.jupiter.api.Test;
+
+class FrameBufferTest {
+
+    @Test
+    void aTailCountsInTheFrameAndIsDroppedByClear() {
+        byte[] payload = new byte[100];
+        Arrays.fill(payload, (byte) 7);
+        FrameBuffer f = new FrameBuffer(64).allowTail();
+        Frame.begin(f, Frame.REPLY, (byte) 0, 5);
+        f.setTail(payload, 10, 80);
+        Frame.finish(f);
+        assertEquals(Frame.HEADER, f.length());
+        assertEquals(Frame.HEADER + 80, f.frameLength());
+        assertEquals(Frame.HEADER + 80, FrameBuffer.getInt(f.array(), 0), "the length field covers the tail");
+        f.putInt(Frame.OFF_CALL_ID, 6); // the header may still be patched
+        assertThrows(IllegalStateException.class, () -> f.writeByte(1), "nothing may follow the tail");
+        Frame.begin(f, Frame.ACK, (byte) 0, 6);
+        assertNull(f.tail());
+        assertEquals(Frame.HEADER, f.frameLength());
+    }
+
+    @Test
+    void absorbingTheTailMakesOneContiguousFrame() {
+        byte[] payload = {1, 2, 3, 4, 5};
+        FrameBuffer f = new FrameBuffer(16).allowTail();
+        Frame.begin(f, Frame.CALL, (byte) 0, 1);
+        f.setTail(payload, 1, 3);
+        Frame.finish(f);
+        f.absorbTail();
+        assertEquals(0, f.tailLength());
+        assertEquals(Frame.HEADER + 3, f.length());
+        assertArrayEquals(new byte[] {2, 3, 4}, Arrays.copyOfRange(f.array(), Frame.HEADER, f.length()));
+        assertEquals(f.length(), FrameBuffer.getInt(f.array(), 0));
+    }
+
+    @Test
+    void onlyBuffersThatAllowItTakeATail() {
+        FrameBuffer f = new FrameBuffer(16);
+        assertThrows(IllegalStateException.class, () -> f.setTail(new byte[1], 0, 1));
+    }
+}
