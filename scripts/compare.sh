@@ -28,7 +28,8 @@ usage: scripts/compare.sh [options]
   --config-file FILE     configurations from FILE instead (same format; e.g. to add remora.dispatch=pool)
   --kernels k1,k2        kernels (default: the client's: ping,ping2i,ping2i2f,ping_obj,echo_obj,pingpong,star,raw_tcp;
                          also: throw, all)
-  --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays,byte[100000]; full: all,byte[100000])
+  --objects LIST         objects, e.g. small,arrays or null,4int,float[5000] (default quick: small,arrays,byte[100000];
+                         full: all,byte[100000])
   --sizes LIST           array lengths for 'arrays' (default quick: 50,5000; full: 50,200,500,2000,5000,20000)
   --pin same|split|best|none
                          CPU placement: same = server and client on CPU 0 (default; on this 2-vCPU VM waking the
@@ -344,8 +345,9 @@ run_pair() { # run_pair CONFIG ROUND
 # (the transport plus a new byte[] per message received, which any Java echo of an array pays). CompareReport reads
 # them from $OUT/floor and prints echo_obj byte[100000] against both.
 FLOOR_BIN="$ROOT/bench/target/c/remora_fabric_pingpong"
-FLOOR=0
+FLOOR=0; FLOORS=0
 if [[ " ${RUN[*]} " == *" fabric"* ]]; then
+    FLOORS=1
     if [[ ! -x "$FLOOR_BIN" && "$BUILD" = 1 ]]; then
         make -s -C "$ROOT/bench/src/main/c" >"$OUT/logs/build-floor.log" 2>&1 || true
     fi
@@ -371,12 +373,10 @@ run_floor() { # run_floor ROUND
         >"$OUT/floor/floor-r$1-java.csv" 2>"$OUT/logs/floor-r$1-java.log" \
         || echo "compare.sh: the Java floor failed in round $1 (see $OUT/logs/floor-r$1-java.log)" >&2
 }
-JFLOOR=0
-[[ " ${RUN[*]} " == *" fabric"* ]] && JFLOOR=1
 
 START=$SECONDS
 for ((r = 1; r <= ROUNDS; r++)); do
-    ((JFLOOR)) && run_floor "$r"
+    ((FLOORS)) && run_floor "$r"
     # Odd rounds run the configurations in table order, even rounds in reverse: no configuration always goes first.
     ORDER=("${RUN[@]}")
     if ((r % 2 == 0)); then

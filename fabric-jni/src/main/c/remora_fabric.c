@@ -675,7 +675,6 @@ int rf_remove(rf_ep *ep, int64_t peer, char *err) {
     return RF_OK;
 }
 
-/* One step of waiting; returns RF_CLOSED, RF_TIMEOUT (deadline passed) or RF_OK (poll again). */
 /* Sleeps for a nap with a timer slack in proportion to it. Linux lets a thread's timers expire up to its timer slack
  * late, 50 us by default: a 1 us nanosleep then took 60 us here (1 us slack: 9 us, the VM's wake-up), so a receiver
  * that had spun out its budget answered 50 us late, and an RMI echo of 100 KB, whose peers each compute for longer
@@ -692,6 +691,7 @@ static void rf_nap(const struct timespec *ts, int64_t nap) {
     }
 }
 
+/* One step of waiting; returns RF_CLOSED, RF_TIMEOUT (deadline passed) or RF_OK (poll again). */
 static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t deadline) {
     if (ep->closing) {
         return RF_CLOSED;

@@ -39,7 +39,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 final class ServerConnection implements Link.Sink {
     private static final boolean SUPPRESS_STACK_TRACES = Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
-    private static final ThreadLocal<FrameBuffer> REPLY = ThreadLocal.withInitial(() -> new FrameBuffer(512).allowTail());
+    private static final ThreadLocal<FrameBuffer> REPLY =
+            ThreadLocal.withInitial(() -> new FrameBuffer(512).allowTail());
 
     private final Link link;
     private final Object connectionHandler;

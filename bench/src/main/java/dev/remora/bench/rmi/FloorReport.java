@@ -117,7 +117,8 @@ public final class FloorReport {
             echo.append('\n');
         }
         if (echo.length() > 0) {
-            sb.append("echo_obj byte[100000], 100000 B each way: share of each floor's bandwidth (floor / call time)\n");
+            sb.append("echo_obj byte[100000], 100000 B each way:")
+                    .append(" share of each floor's bandwidth (floor / call time)\n");
             sb.append(echo);
         }
         return sb.toString();

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
  * Java counterpart of the C floor {@code bench/src/main/c/remora_fabric_pingpong.c}: a ping-pong over
  * {@link FabricEndpoint}, same command line, same CSV (impl "java"). This process is the client; it starts the echo
  * server as a second JVM (pinned with {@code taskset -c SERVER_CPU}, or behind --server-prefix) and swaps addresses
- * with it over the child's stdin/stdout; the server gets the client's -X options (heap, GC). Pin the client from outside: {@code taskset -c 1 java ... FabricPingPong}.
+ * with it over the child's stdin/stdout; the server gets the client's -X options (heap, GC). Pin the client from
+ * outside: {@code taskset -c 1 java ... FabricPingPong}.
  *
  * <pre>
  * java -cp remora-fabric-jni.jar dev.remora.fabric.tools.FabricPingPong [-p PROVIDER] [-s SIZE,...] [-n ITERS]
@@ -72,8 +73,8 @@ public final class FabricPingPong {
                 case "--server-prefix": prefix = args[++i]; break;
                 default:
                     System.err.println("usage: FabricPingPong [-p provider] [-s size,...] [-n iters] [-w warmup] "
-                            + "[-m busy|block] [-S spin_us] [-B busy_polls] [-C server_cpu] [-H] [-a] [-f] [--server-prefix cmd] "
-                            + "[--serve]");
+                            + "[-m busy|block] [-S spin_us] [-B busy_polls] [-C server_cpu] [-H] [-a] [-f] "
+                            + "[--server-prefix cmd] [--serve]");
                     System.exit(2);
             }
         }
@@ -112,9 +113,7 @@ public final class FabricPingPong {
                     break;
                 }
                 if (fresh) {
-                    byte[] copy = new byte[n];
-                    ep.received().get(0, copy, 0, n);
-                    ep.send(ep.receivedSource(), null, copy, 0, n);
+                    ep.send(ep.receivedSource(), null, freshCopy(ep, n), 0, n);
                 } else {
                     ep.send(ep.receivedSource(), ep.received());
                 }
@@ -176,8 +175,7 @@ public final class FabricPingPong {
                     long t0 = System.nanoTime();
                     roundTrip(ep, peer, msg, array ? bytes : null);
                     if (fresh) { // the echo becomes a new array, which the next round trip sends
-                        bytes = new byte[size];
-                        ep.received().get(0, bytes, 0, size);
+                        bytes = freshCopy(ep, size);
                     }
                     if (i >= warmup) {
                         rtt[i - warmup] = System.nanoTime() - t0;
@@ -202,6 +200,13 @@ public final class FabricPingPong {
         } finally {
             server.destroyForcibly();
         }
+    }
+
+    /** The last received message in a new array: what deserializing an array costs a Java receiver. */
+    private static byte[] freshCopy(FabricEndpoint ep, int n) {
+        byte[] copy = new byte[n];
+        ep.received().get(0, copy, 0, n);
+        return copy;
     }
 
     private static void roundTrip(FabricEndpoint ep, long peer, ByteBuffer msg, byte[] array) throws IOException {

@@ -99,16 +99,19 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
             byte[] t = tail;
             int off = tailOffset;
             int len = tailLength;
-            tail = null;
-            tailLength = 0;
+            dropTail();
             write(t, off, len);
         }
     }
 
-    /** Empties the buffer for writing. */
-    public FrameBuffer clear() {
+    private void dropTail() {
         tail = null;
         tailLength = 0;
+    }
+
+    /** Empties the buffer for writing. */
+    public FrameBuffer clear() {
+        dropTail();
         limit = 0;
         pos = 0;
         return this;
@@ -116,8 +119,7 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
 
     /** Makes room for a received frame of {@code n} bytes and sets the length; the caller fills {@link #array()}. */
     public byte[] prepareReceive(int n) {
-        tail = null;
-        tailLength = 0;
+        dropTail();
         if (buf.length < n) {
             buf = new byte[Math.max(n, buf.length * 2)];
         }
