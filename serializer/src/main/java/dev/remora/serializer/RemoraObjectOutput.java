@@ -35,6 +35,7 @@ import java.util.IdentityHashMap;
  */
 public class RemoraObjectOutput extends ObjectOutputStream {
     private static final int HEAD = 2;
+    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
     /** Below this many elements a loop beats creating a ByteBuffer view for a bulk copy. */
     static final int SMALL_ARRAY = 256; // flags + a one-byte "no new types" prelude, fixed up in finishCall
 
@@ -62,6 +63,22 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     private int nextFlags;
     private boolean replaceEnabled;
     private int depth;
+
+    /*
+     * External arrays (externalArrays): primitive arrays left where they are, to be copied once by whoever sends the
+     * message. ext*[k]: the array, where its bytes belong in buf, their number. piece*: the finished message.
+     */
+    private int externalMin;
+    private boolean externalsOff;
+    private Object[] extArray = new Object[2];
+    private int[] extAt = new int[2];
+    private int[] extLen = new int[2];
+    private int extCount;
+    private int extBytes;
+    private Object[] pieceArray = new Object[1];
+    private int[] pieceOffset = new int[1];
+    private int[] pieceLength = new int[1];
+    private int pieceCount;
 
     // the class whose writeObject is running
     private Object curObj;
@@ -133,6 +150,72 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         pos = HEAD;
         inCall = true;
         finished = false;
+        if (extCount > 0) {
+            Arrays.fill(extArray, 0, extCount, null);
+            Arrays.fill(pieceArray, 0, pieceCount, null);
+            extCount = 0;
+            extBytes = 0;
+        }
+        externalsOff = false;
+    }
+
+    /**
+     * Lets primitive arrays ({@code boolean[]} excepted) of at least {@code minBytes} bytes stay where they are: the
+     * message refers to them instead of holding a copy, and whoever sends it copies them once, from
+     * {@link #piece(int)} (their bytes on the wire are their memory, in native order). Such a message has no single
+     * {@link #array()}: read it by pieces or {@link #copyTo(byte[], int)}. It stays valid until the next
+     * {@link #beginCall()} provided nobody changes those arrays meanwhile, so the caller sends it before it returns
+     * to user code. Arrays written after user code (a class's writeObject, writeExternal, writeReplace, a record's
+     * accessors) ran in this message are copied as before, and those written earlier are copied when it starts: user
+     * code may change an array it has already written, and the peer must see it as it was. 0 turns this off (the
+     * default); not for stream mode.
+     */
+    public void externalArrays(int minBytes) {
+        if (sink != null && minBytes > 0) {
+            throw new IllegalStateException("external arrays need a message that is sent whole, not a stream");
+        }
+        externalMin = Math.max(0, minBytes);
+    }
+
+    /** Records array a (bytes long) as external at pos, or returns false if it is to be copied. */
+    private boolean external(Object a, int bytes) {
+        if (externalMin == 0 || bytes < externalMin || externalsOff) {
+            return false;
+        }
+        if (extCount == extArray.length) {
+            int n = extCount * 2;
+            extArray = Arrays.copyOf(extArray, n);
+            extAt = Arrays.copyOf(extAt, n);
+            extLen = Arrays.copyOf(extLen, n);
+        }
+        extArray[extCount] = a;
+        extAt[extCount] = pos;
+        extLen[extCount] = bytes;
+        extCount++;
+        extBytes += bytes;
+        return true;
+    }
+
+    /**
+     * Code of class c (writeObject, writeExternal, writeReplace, record accessors) runs next. If it is the
+     * application's, it may change arrays written so far: those still external are copied now (into arrays of their
+     * own, so that buf's positions stay), and no more become external in this message. The JDK's own classes
+     * (LinkedList's writeObject...) change no arrays of the application.
+     */
+    private void beforeUserCode(Class<?> c) {
+        if (externalsOff || externalMin == 0) {
+            return;
+        }
+        ClassLoader l = c.getClassLoader();
+        if (l == null || l == PLATFORM) {
+            return;
+        }
+        externalsOff = true;
+        for (int k = 0; k < extCount; k++) {
+            byte[] copy = new byte[extLen[k]];
+            copyPiece(extArray[k], 0, copy, 0, extLen[k]);
+            extArray[k] = copy;
+        }
     }
 
     /** Ends the call: the message is complete in {@link #array()} from {@link #offset()}, {@link #length()} bytes. */
@@ -161,32 +244,153 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             System.arraycopy(typeBuf, 0, buf, p, typeLen);
             msgOffset = 0;
             msgLength = need;
+            for (int k = 0; k < extCount; k++) {
+                extAt[k] += 1 + prelude - HEAD;
+            }
         }
         nextFlags = 0;
         finished = true;
         types.commit();
+        makePieces();
     }
 
-    /** The buffer holding the finished message (valid until the next beginCall). */
+    private void makePieces() {
+        int max = 2 * extCount + 1;
+        if (pieceArray.length < max) {
+            pieceArray = new Object[max];
+            pieceOffset = new int[max];
+            pieceLength = new int[max];
+        }
+        int n = 0;
+        int p = msgOffset;
+        for (int k = 0; k < extCount; k++) {
+            if (extAt[k] > p) {
+                n = addPiece(n, buf, p, extAt[k] - p);
+                p = extAt[k];
+            }
+            n = addPiece(n, extArray[k], 0, extLen[k]);
+        }
+        int end = msgOffset + msgLength;
+        if (end > p || n == 0) {
+            n = addPiece(n, buf, p, end - p);
+        }
+        pieceCount = n;
+    }
+
+    private int addPiece(int n, Object a, int off, int len) {
+        pieceArray[n] = a;
+        pieceOffset[n] = off;
+        pieceLength[n] = len;
+        return n + 1;
+    }
+
+    /**
+     * The buffer holding the finished message from {@link #offset()} (valid until the next beginCall); only for a
+     * message without external arrays ({@link #pieces()} is then 1).
+     */
     public byte[] array() {
         checkFinished();
+        if (extCount > 0) {
+            throw new IllegalStateException("the message refers to external arrays: read it by pieces");
+        }
         return buf;
     }
 
     public int offset() {
-        checkFinished();
+        array();
         return msgOffset;
     }
 
+    /** The finished message's length in bytes, external arrays included. */
     public int length() {
         checkFinished();
-        return msgLength;
+        return msgLength + extBytes;
     }
 
-    /** Copies the finished message into dst at its position. */
+    /** The finished message is pieces 0 to pieces() - 1, in order: parts of byte arrays and whole external arrays. */
+    public int pieces() {
+        checkFinished();
+        return pieceCount;
+    }
+
+    /** Piece i's array: a {@code byte[]}, or an external primitive array whose memory is its bytes (native order). */
+    public Object piece(int i) {
+        return pieceArray[i];
+    }
+
+    /** Where piece i starts in its array, in bytes. */
+    public int pieceOffset(int i) {
+        return pieceOffset[i];
+    }
+
+    /** Piece i's length in bytes. */
+    public int pieceLength(int i) {
+        return pieceLength[i];
+    }
+
+    /** Copies the finished message to dst[at, at + length()). */
+    public void copyTo(byte[] dst, int at) {
+        checkFinished();
+        for (int i = 0; i < pieceCount; i++) {
+            copyPiece(pieceArray[i], pieceOffset[i], dst, at, pieceLength[i]);
+            at += pieceLength[i];
+        }
+    }
+
+    /** Copies the finished message into dst at its position, which advances by length(). */
     public void copyTo(ByteBuffer dst) {
         checkFinished();
-        dst.put(buf, msgOffset, msgLength);
+        for (int i = 0; i < pieceCount; i++) {
+            Object a = pieceArray[i];
+            int off = pieceOffset[i];
+            int len = pieceLength[i];
+            if (a instanceof byte[]) {
+                dst.put((byte[]) a, off, len);
+                continue;
+            }
+            ByteBuffer d = dst.slice().order(Bytes.NATIVE);
+            if (a instanceof int[]) {
+                d.asIntBuffer().put((int[]) a, off / 4, len / 4);
+            } else if (a instanceof long[]) {
+                d.asLongBuffer().put((long[]) a, off / 8, len / 8);
+            } else if (a instanceof double[]) {
+                d.asDoubleBuffer().put((double[]) a, off / 8, len / 8);
+            } else if (a instanceof float[]) {
+                d.asFloatBuffer().put((float[]) a, off / 4, len / 4);
+            } else if (a instanceof short[]) {
+                d.asShortBuffer().put((short[]) a, off / 2, len / 2);
+            } else {
+                d.asCharBuffer().put((char[]) a, off / 2, len / 2);
+            }
+            dst.position(dst.position() + len);
+        }
+    }
+
+    /**
+     * Copies len bytes of primitive array a, from byte offset off, to dst[at, at + len): its memory in native order,
+     * which is how this writer puts such arrays on the wire.
+     */
+    public static void copyPiece(Object a, int off, byte[] dst, int at, int len) {
+        if (a instanceof byte[]) {
+            System.arraycopy((byte[]) a, off, dst, at, len);
+            return;
+        }
+        ByteBuffer b = ByteBuffer.wrap(dst, at, len).order(Bytes.NATIVE);
+        if (a instanceof int[]) {
+            b.asIntBuffer().put((int[]) a, off / 4, len / 4);
+        } else if (a instanceof long[]) {
+            b.asLongBuffer().put((long[]) a, off / 8, len / 8);
+        } else if (a instanceof double[]) {
+            b.asDoubleBuffer().put((double[]) a, off / 8, len / 8);
+        } else if (a instanceof float[]) {
+            b.asFloatBuffer().put((float[]) a, off / 4, len / 4);
+        } else if (a instanceof short[]) {
+            b.asShortBuffer().put((short[]) a, off / 2, len / 2);
+        } else if (a instanceof char[]) {
+            b.asCharBuffer().put((char[]) a, off / 2, len / 2);
+        } else {
+            throw new IllegalArgumentException("not an array this writer leaves external: " + a.getClass().getName());
+        }
     }
 
     private void checkFinished() {
@@ -353,6 +557,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 break;
             }
             Object rep;
+            beforeUserCode(cl);
             try {
                 rep = ci.writeReplace.invokeExact(obj);
             } catch (IOException | RuntimeException | Error e) {
@@ -447,6 +652,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 writeObject0(Proxy.getInvocationHandler(obj), false);
                 return;
             case ClassInfo.RECORD:
+                beforeUserCode(ci.cl); // the accessors are the record's own methods
                 for (int i = 0; i < ci.recNames.length; i++) {
                     if (Bytes.size(ci.recCodes[i]) != 0) {
                         writePrimitive(ci.recCodes[i], invoke1(ci.recGet[i], obj));
@@ -459,6 +665,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 }
                 return;
             case ClassInfo.EXTERNALIZABLE: {
+                beforeUserCode(obj.getClass());
                 int sec = openSection();
                 Object so = curObj;
                 Slot ss = curSlot;
@@ -489,6 +696,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             writeDefaultFields(obj, slot);
             return;
         }
+        beforeUserCode(slot.cl);
         int sec = openSection();
         Object so = curObj;
         Slot ss = curSlot;
@@ -610,7 +818,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'B': {
                 byte[] a = (byte[]) obj;
                 writeVarint(a.length);
-                write(a, 0, a.length);
+                if (!external(a, a.length)) {
+                    write(a, 0, a.length);
+                }
                 return;
             }
             case 'Z': {
@@ -626,6 +836,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'C': {
                 char[] a = (char[]) obj;
                 writeVarint(a.length);
+                if (external(a, a.length * 2)) {
+                    return;
+                }
                 ensure(a.length * 2);
                 ByteBuffer.wrap(buf, pos, a.length * 2).order(Bytes.NATIVE).asCharBuffer().put(a);
                 pos += a.length * 2;
@@ -634,6 +847,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'S': {
                 short[] a = (short[]) obj;
                 writeVarint(a.length);
+                if (external(a, a.length * 2)) {
+                    return;
+                }
                 ensure(a.length * 2);
                 ByteBuffer.wrap(buf, pos, a.length * 2).order(Bytes.NATIVE).asShortBuffer().put(a);
                 pos += a.length * 2;
@@ -642,6 +858,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'I': {
                 int[] a = (int[]) obj;
                 writeVarint(a.length);
+                if (external(a, a.length * 4)) {
+                    return;
+                }
                 ensure(a.length * 4);
                 if (a.length < SMALL_ARRAY) {
                     byte[] b = buf;
@@ -658,6 +877,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'F': {
                 float[] a = (float[]) obj;
                 writeVarint(a.length);
+                if (external(a, a.length * 4)) {
+                    return;
+                }
                 ensure(a.length * 4);
                 if (a.length < SMALL_ARRAY) {
                     byte[] b = buf;
@@ -674,6 +896,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'J': {
                 long[] a = (long[]) obj;
                 writeVarint(a.length);
+                if (external(a, a.length * 8)) {
+                    return;
+                }
                 ensure(a.length * 8);
                 if (a.length < SMALL_ARRAY) {
                     byte[] b = buf;
@@ -690,6 +915,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             case 'D': {
                 double[] a = (double[]) obj;
                 writeVarint(a.length);
+                if (external(a, a.length * 8)) {
+                    return;
+                }
                 ensure(a.length * 8);
                 if (a.length < SMALL_ARRAY) {
                     byte[] b = buf;
@@ -797,7 +1025,11 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     private void closeSection(int at) {
-        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER);
+        int external = 0; // arrays left external inside the section (a JDK class's writeObject) count too
+        for (int k = extCount - 1; k >= 0 && extAt[k] > at; k--) {
+            external += extLen[k];
+        }
+        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER + external);
         int before = (int) Bytes.BE_I.get(buf, at + 4);
         Bytes.BE_I.set(buf, at + 4, nextHandle - before);
     }

@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.util.Arrays;
 
 /** Test helper: one connection's stream pair, and the JDK's round trip for comparison. */
 final class RoundTrip {
@@ -28,7 +27,9 @@ final class RoundTrip {
             out.writeObject(o);
         }
         out.finishCall();
-        return Arrays.copyOfRange(out.array(), out.offset(), out.offset() + out.length());
+        byte[] m = new byte[out.length()];
+        out.copyTo(m, 0);
+        return m;
     }
 
     Object[] read(byte[] msg, int n) throws IOException, ClassNotFoundException {
