@@ -194,6 +194,61 @@ static void rf_jni_send_array(JNIEnv *env, jclass cls, jlong handle, jlong peer,
     }
 }
 
+/*
+ * Pieces of primitive arrays (byte offsets and lengths, checked by FabricEndpoint.sendGather), copied in order into
+ * the staging buffer and sent as one message. Each array is held (critical) only for its memcpy: never across the
+ * send, which may wait on the peer.
+ */
+static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer, jobjectArray arrays,
+                               jintArray offsets, jintArray lengths, jint count, jlong timeout_ns) {
+    char err[RF_ERR_LEN];
+    (void) cls;
+    rf_ep *ep = rf_jni_ep(handle);
+    jint *off = (*env)->GetIntArrayElements(env, offsets, NULL);
+    jint *len = off == NULL ? NULL : (*env)->GetIntArrayElements(env, lengths, NULL);
+    if (len == NULL) {
+        if (off != NULL) {
+            (*env)->ReleaseIntArrayElements(env, offsets, off, JNI_ABORT);
+        }
+        return; /* OutOfMemoryError pending */
+    }
+    size_t total = 0;
+    for (jint i = 0; i < count; i++) {
+        total += (size_t) len[i];
+    }
+    char *staging = rf_staging(ep, total);
+    int ok = staging != NULL;
+    size_t at = 0;
+    for (jint i = 0; ok && i < count; i++) {
+        jobject a = (*env)->GetObjectArrayElement(env, arrays, i);
+        char *p = a == NULL ? NULL : (*env)->GetPrimitiveArrayCritical(env, a, NULL);
+        if (p == NULL) {
+            ok = 0;
+        } else {
+            memcpy(staging + at, p + off[i], (size_t) len[i]);
+            (*env)->ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
+            at += (size_t) len[i];
+        }
+        (*env)->DeleteLocalRef(env, a);
+    }
+    (*env)->ReleaseIntArrayElements(env, lengths, len, JNI_ABORT);
+    (*env)->ReleaseIntArrayElements(env, offsets, off, JNI_ABORT);
+    if (staging == NULL) {
+        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_tsend: cannot allocate the staging buffer");
+        return;
+    }
+    if (!ok) {
+        if (!(*env)->ExceptionCheck(env)) {
+            (*env)->ThrowNew(env, rf_jni_io_exception, "fi_tsend: cannot reach a piece's array");
+        }
+        return;
+    }
+    int rc = rf_send(ep, peer, staging, total, timeout_ns, err);
+    if (rc != RF_OK) {
+        rf_jni_throw(env, rc, err);
+    }
+}
+
 /* Returns the message length, -1 on timeout; the rest of rf_msg goes into the result buffer (5 longs). */
 static jlong rf_jni_recv(JNIEnv *env, jclass cls, jlong handle, jlong timeout_ns, jobject result) {
     char err[RF_ERR_LEN];
@@ -257,6 +312,7 @@ static const JNINativeMethod rf_jni_methods[] = {
     {"remove", "(JJ)V", (void *) rf_jni_remove},
     {"send", "(JJLjava/nio/ByteBuffer;IIJ)V", (void *) rf_jni_send},
     {"sendArray", "(JJLjava/nio/ByteBuffer;II[BIIJ)V", (void *) rf_jni_send_array},
+    {"sendGather", "(JJ[Ljava/lang/Object;[I[IIJ)V", (void *) rf_jni_send_gather},
     {"receive", "(JJLjava/nio/ByteBuffer;)J", (void *) rf_jni_recv},
     {"buffer", "(JI)Ljava/nio/ByteBuffer;", (void *) rf_jni_buffer},
     {"wakeup", "(J)V", (void *) rf_jni_wakeup},

@@ -189,6 +189,51 @@ public final class FabricEndpoint implements Closeable {
     }
 
     /**
+     * Sends pieces {@code 0..count-1} as one message, in order: piece i is {@code lengths[i]} bytes of primitive array
+     * {@code arrays[i]} from byte {@code offsets[i]}, as the array lies in memory (native byte order). Each piece is
+     * copied once into a native staging buffer; an array is held only for its copy, never while the send waits.
+     */
+    public void sendGather(long peer, Object[] arrays, int[] offsets, int[] lengths, int count) throws IOException {
+        if (count < 0 || count > arrays.length || count > offsets.length || count > lengths.length) {
+            throw new IndexOutOfBoundsException("count " + count);
+        }
+        long total = 0;
+        for (int i = 0; i < count; i++) {
+            int size = elementSize(arrays[i]);
+            long bytes = (long) java.lang.reflect.Array.getLength(arrays[i]) * size;
+            if (offsets[i] < 0 || lengths[i] < 0 || offsets[i] + (long) lengths[i] > bytes
+                    || offsets[i] % size != 0 || lengths[i] % size != 0) {
+                throw new IndexOutOfBoundsException("piece " + i + ": offset " + offsets[i] + ", length "
+                        + lengths[i] + " in an array of " + bytes + " bytes");
+            }
+            total += lengths[i];
+        }
+        if (total > Integer.MAX_VALUE) {
+            throw new IOException("fi_tsend: a message of " + total + " bytes is too long");
+        }
+        sendLock.lock();
+        try {
+            ensureOpen();
+            FabricNative.sendGather(handle, peer, arrays, offsets, lengths, count, options.sendTimeoutNanos());
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    private static int elementSize(Object a) {
+        if (a instanceof byte[] || a instanceof boolean[]) {
+            return 1;
+        } else if (a instanceof int[] || a instanceof float[]) {
+            return 4;
+        } else if (a instanceof long[] || a instanceof double[]) {
+            return 8;
+        } else if (a instanceof short[] || a instanceof char[]) {
+            return 2;
+        }
+        throw new IllegalArgumentException("not a primitive array: " + (a == null ? "null" : a.getClass().getName()));
+    }
+
+    /**
      * Waits for the next message, at most timeoutNanos (negative: until a message arrives or the endpoint is
      * closed). Returns its length, or {@link #TIMEOUT}. The message is then in {@link #received()}, valid until the
      * next call of receive; {@link #receivedSource()} is its sender.

@@ -51,6 +51,9 @@ final class FabricNative {
     static native void sendArray(long ep, long peer, ByteBuffer header, int headerOffset, int headerLength,
             byte[] body, int bodyOffset, int bodyLength, long timeoutNanos) throws IOException;
 
+    static native void sendGather(long ep, long peer, Object[] arrays, int[] offsets, int[] lengths, int count,
+            long timeoutNanos) throws IOException;
+
     /** Message length, or -1 on timeout; the rf_msg struct (5 native-order longs) is written into result. */
     static native long receive(long ep, long timeoutNanos, ByteBuffer result) throws IOException;
 

@@ -248,6 +248,46 @@ class FabricEndpointTest {
     }
 
     @Test
+    void gatheredPiecesOfPrimitiveArraysArriveAsOneMessage() throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        long peer = connect("shm");
+        byte[] head = {1, 2, 3, 4, 5, 6, 7};
+        int[] ints = new int[30_000];
+        double[] doubles = new double[20_000];
+        char[] chars = new char[3];
+        for (int i = 0; i < ints.length; i++) {
+            ints[i] = i * 131;
+        }
+        for (int i = 0; i < doubles.length; i++) {
+            doubles[i] = i / 7.0;
+        }
+        chars[2] = 'z';
+        Object[] arrays = {head, ints, chars, doubles, head, null};
+        int[] offsets = {1, 0, 4, 8 * 100, 0, 0};
+        int[] lengths = {5, ints.length * 4, 2, 8 * 1000, 0, 0};
+        client.sendGather(peer, arrays, offsets, lengths, 5);
+        int total = 5 + ints.length * 4 + 2 + 8000;
+        assertEquals(total, client.receive(TEN_SECONDS));
+        ByteBuffer expected = ByteBuffer.allocate(total).order(java.nio.ByteOrder.nativeOrder());
+        expected.put(head, 1, 5);
+        expected.asIntBuffer().put(ints);
+        expected.position(expected.position() + ints.length * 4);
+        expected.putChar(chars[2]);
+        for (int i = 100; i < 1100; i++) {
+            expected.putDouble(doubles[i]);
+        }
+        assertEquals(expected.flip(), client.received(), "each piece as it lies in memory, in order");
+
+        assertThrows(IndexOutOfBoundsException.class, () -> client.sendGather(peer, new Object[] {ints},
+                new int[] {4}, new int[] {ints.length * 4}, 1), "past the array's end");
+        assertThrows(IndexOutOfBoundsException.class, () -> client.sendGather(peer, new Object[] {ints},
+                new int[] {2}, new int[] {4}, 1), "not on an element");
+        assertThrows(IllegalArgumentException.class, () -> client.sendGather(peer, new Object[] {"no"},
+                new int[] {0}, new int[] {1}, 1));
+        roundTrip(peer, FabricTestSupport.pattern(64, 1)); // the endpoint still works
+    }
+
+    @Test
     void receiveTimesOutAndReportsUnknownSenders() throws Exception {
         FabricTestSupport.assumeProvider("shm");
         try (FabricEndpoint a = FabricEndpoint.open("shm", FAST); FabricEndpoint b = FabricEndpoint.open("shm", FAST)) {
