@@ -2,6 +2,7 @@ package dev.remora.rmi.transport;
 
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.RemoraObjectOutput;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,6 +36,9 @@ final class SocketLink implements Link {
 
     /** A frame's tail at least this long is written by a second write instead of being copied behind the head. */
     static final int TAIL_WRITE_MIN = 64 * 1024;
+    /** Chunk in which a tail's arrays other than byte[] are put in wire order (a multiple of 8 bytes). */
+    private static final int SCRATCH = 64 * 1024;
+    private byte[] scratch; // guarded by sendLock
 
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
         this.socket = socket;
@@ -56,11 +60,34 @@ final class SocketLink implements Link {
             try {
                 out.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
-                    out.write(frame.tail(), frame.tailOffset(), frame.tailLength());
+                    writeTail(frame.tail());
                 }
             } catch (IOException e) {
                 close();
                 throw e;
+            }
+        }
+    }
+
+    /** Byte arrays go to the socket as they are; other primitive arrays through a scratch buffer, a chunk at a time. */
+    private void writeTail(FrameBuffer.Tail t) throws IOException {
+        for (int i = 0; i < t.pieces(); i++) {
+            Object a = t.piece(i);
+            int off = t.pieceOffset(i);
+            int len = t.pieceLength(i);
+            if (a instanceof byte[]) {
+                out.write((byte[]) a, off, len);
+                continue;
+            }
+            byte[] s = scratch;
+            if (s == null) {
+                scratch = s = new byte[SCRATCH];
+            }
+            for (int done = 0; done < len; ) {
+                int n = Math.min(len - done, s.length);
+                RemoraObjectOutput.copyPiece(a, off + done, s, 0, n);
+                out.write(s, 0, n);
+                done += n;
             }
         }
     }

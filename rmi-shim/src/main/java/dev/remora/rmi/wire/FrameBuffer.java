@@ -20,8 +20,7 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     private int limit;
     private int pos;
     private boolean tailAllowed;
-    private byte[] tail;
-    private int tailOffset;
+    private Tail tail;
     private int tailLength;
     private final Reader reader = new Reader();
 
@@ -61,26 +60,49 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     }
 
     /**
-     * Makes {@code a[off, off + len)} the rest of the frame, after this buffer's bytes: the frame on the wire is
+     * A frame's payload left where the serializer put it: pieces, in order, each a range of a {@code byte[]} or of a
+     * primitive array whose memory (native byte order) is the bytes to send. Valid until the frame is sent.
+     */
+    public interface Tail {
+        /** Bytes in all. */
+        int length();
+
+        int pieces();
+
+        /** Piece i's array: a {@code byte[]} or another primitive array. */
+        Object piece(int i);
+
+        /** Where piece i starts in its array, in bytes. */
+        int pieceOffset(int i);
+
+        /** Piece i's length in bytes. */
+        int pieceLength(int i);
+
+        /** Copies the whole tail to {@code dst[at, at + length())}. */
+        void copyTo(byte[] dst, int at);
+    }
+
+    /**
+     * Makes {@code t} the rest of the frame, after this buffer's bytes: the frame on the wire is
      * {@code array()[0, length())} then the tail ({@link #frameLength()} bytes in all). Nothing may be written after
      * it (the header may still be patched); {@link #clear()} drops it.
      */
-    public void setTail(byte[] a, int off, int len) {
+    public void setTail(Tail t) {
         if (!tailAllowed) {
             throw new IllegalStateException("this frame buffer takes no tail");
         }
-        tail = a;
-        tailOffset = off;
-        tailLength = len;
+        tail = t;
+        tailLength = t.length();
     }
 
-    /** The tail's array, or null (see {@link #setTail}). */
-    public byte[] tail() {
+    /** {@link #setTail(Tail)} with {@code a[off, off + len)} as the tail. */
+    public void setTail(byte[] a, int off, int len) {
+        setTail(new ArrayTail(a, off, len));
+    }
+
+    /** The tail, or null (see {@link #setTail}). */
+    public Tail tail() {
         return tail;
-    }
-
-    public int tailOffset() {
-        return tailOffset;
     }
 
     /** The tail's length, 0 without one. */
@@ -96,12 +118,18 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     /** Copies the tail (if any) behind this buffer's bytes and drops it: the frame is then array()[0, length()). */
     public void absorbTail() {
         if (tailLength > 0) {
-            byte[] t = tail;
-            int off = tailOffset;
-            int len = tailLength;
+            Tail t = tail;
             dropTail();
-            write(t, off, len);
+            append(t);
         }
+    }
+
+    /** Copies t behind this buffer's bytes. */
+    public void append(Tail t) {
+        int len = t.length();
+        ensure(len);
+        t.copyTo(buf, limit);
+        limit += len;
     }
 
     private void dropTail() {
@@ -378,6 +406,50 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
             int k = (int) Math.max(0, Math.min(n, limit - pos));
             pos += k;
             return k;
+        }
+    }
+
+    /** A tail that is one range of a byte array. */
+    private static final class ArrayTail implements Tail {
+        private final byte[] a;
+        private final int off;
+        private final int len;
+
+        ArrayTail(byte[] a, int off, int len) {
+            java.util.Objects.checkFromIndexSize(off, len, a.length);
+            this.a = a;
+            this.off = off;
+            this.len = len;
+        }
+
+        @Override
+        public int length() {
+            return len;
+        }
+
+        @Override
+        public int pieces() {
+            return 1;
+        }
+
+        @Override
+        public Object piece(int i) {
+            return a;
+        }
+
+        @Override
+        public int pieceOffset(int i) {
+            return off;
+        }
+
+        @Override
+        public int pieceLength(int i) {
+            return len;
+        }
+
+        @Override
+        public void copyTo(byte[] dst, int at) {
+            System.arraycopy(a, off, dst, at, len);
         }
     }
 }

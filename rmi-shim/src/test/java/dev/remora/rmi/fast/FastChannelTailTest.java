@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
@@ -60,5 +61,28 @@ class FastChannelTailTest {
         FrameBuffer plain = write(tx, new FrameBuffer(64), big);
         assertNull(plain.tail(), "a frame that allows no tail gets a copy");
         assertArrayEquals(big, (byte[]) read(rx, plain));
+    }
+
+    @Test
+    void longPrimitiveArraysAreNotCopiedByTheWriter() throws Exception {
+        FastChannel tx = new FastChannel(TypeCacheMode.CONNECTION);
+        FastChannel rx = new FastChannel(TypeCacheMode.CONNECTION);
+        int[] ints = new int[FastChannel.TAIL_MIN / 4];
+        ints[5] = 77;
+        double[] small = {1.5, 2.5};
+        Object[] value = {"a", ints, small, ints};
+        FrameBuffer f = write(tx, new FrameBuffer(64).allowTail(), value);
+        FrameBuffer.Tail t = f.tail();
+        assertEquals(3, t.pieces(), "writer's bytes, the int[] itself, writer's bytes");
+        assertSame(ints, t.piece(1));
+        assertEquals(f.frameLength(), FrameBuffer.getInt(f.array(), 0));
+        Object[] back = (Object[]) read(rx, f);
+        assertArrayEquals(ints, (int[]) back[1]);
+        assertSame(back[1], back[3]);
+        assertArrayEquals(small, (double[]) back[2]);
+
+        FrameBuffer plain = write(tx, new FrameBuffer(64), value);
+        assertNull(plain.tail(), "a frame that allows no tail gets a copy of every piece");
+        assertArrayEquals(ints, (int[]) ((Object[]) read(rx, plain))[1]);
     }
 }

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.remora.rmi.fast.FastChannel;
+import dev.remora.rmi.fast.TailFixtures;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.TypeCacheMode;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -100,6 +103,30 @@ class SocketLinkTest {
             for (int i = 0; i < p; i += 101) {
                 assertEquals((byte) ((i + 3) * 7 + p), f.array()[Frame.HEADER + i], "byte " + i + " of " + p);
             }
+        }
+    }
+
+    /** Tails of many pieces: byte arrays written as they are, other arrays in scratch-sized chunks. */
+    @Test
+    void tailsOfManyPiecesArriveInOrder() throws Exception {
+        Link tx = new SocketTechnology(1 << 22, 0).open(a, true);
+        Link rx = new SocketTechnology(1 << 22, 0).open(b, false);
+        FastChannel writer = new FastChannel(TypeCacheMode.CONNECTION);
+        FastChannel reader = new FastChannel(TypeCacheMode.CONNECTION);
+        for (int seed = 0; seed < 3; seed++) {
+            writer.lockWrite();
+            try {
+                FrameBuffer f = TailFixtures.frame(writer, seed, TailFixtures.value(seed));
+                assertTrue(f.tail().pieces() > 3, "pieces: " + f.tail().pieces());
+                tx.send(f);
+            } finally {
+                writer.unlockWrite();
+            }
+        }
+        for (int seed = 0; seed < 3; seed++) {
+            FrameBuffer f = rx.receive((kind, id, len) -> new FrameBuffer(16), 5000);
+            assertEquals(seed, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+            TailFixtures.check(reader, f, seed);
         }
     }
 

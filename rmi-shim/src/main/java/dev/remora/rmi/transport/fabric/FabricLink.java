@@ -19,7 +19,8 @@ import java.util.concurrent.TimeUnit;
  * {@link Link} over one libfabric endpoint per connection: a frame is one fabric message.
  *
  * <p>Sending copies the frame's bytes once into the endpoint's native staging buffer (the array is never pinned);
- * a frame with a tail ({@link FrameBuffer#setTail}) goes as its head and the tail, each copied once.
+ * a frame with a tail ({@link FrameBuffer#setTail}) goes as its head and the tail's pieces, gathered by one JNI call
+ * that copies each once: a long primitive array of the call goes from the application's array to native memory.
  * Receiving waits with the endpoint's adaptive spin-then-block (polls, then polls with {@code sched_yield} for the
  * configured spin budget, then sleeps), and copies the message from its native slot into the buffer the
  * {@link Link.Sink} picks: one copy, no allocation.
@@ -44,8 +45,6 @@ public final class FabricLink implements Link {
     private final RouterListener listener;
     private volatile boolean open = true;
     private volatile boolean peerClosed;
-    private final Object headLock = new Object();
-    private ByteBuffer head; // a frame's head when it has a tail, guarded by headLock
 
     /**
      * @param socket the negotiated connection, past every handshake; kept open as the liveness signal
@@ -106,17 +105,24 @@ public final class FabricLink implements Link {
         }
     }
 
-    /** Head and tail as one message: the head goes through a direct buffer, both are copied once into staging. */
+    /**
+     * Head and tail's pieces (the serializer's buffer, long primitive arrays as they are) as one message: each is
+     * copied once, into the endpoint's native staging buffer.
+     */
     private void sendWithTail(FrameBuffer frame) throws IOException {
-        synchronized (headLock) {
-            ByteBuffer h = head;
-            if (h == null || h.capacity() < frame.length()) {
-                head = h = ByteBuffer.allocateDirect(Math.max(256, frame.length()));
-            }
-            h.clear();
-            h.put(frame.array(), 0, frame.length()).flip();
-            endpoint.send(peerHandle, h, frame.tail(), frame.tailOffset(), frame.tailLength());
+        FrameBuffer.Tail t = frame.tail();
+        int n = t.pieces() + 1;
+        Object[] arrays = new Object[n]; // a few words per frame of 16 KB or more; never holds on to the arrays
+        int[] offsets = new int[n];
+        int[] lengths = new int[n];
+        arrays[0] = frame.array();
+        lengths[0] = frame.length();
+        for (int i = 1; i < n; i++) {
+            arrays[i] = t.piece(i - 1);
+            offsets[i] = t.pieceOffset(i - 1);
+            lengths[i] = t.pieceLength(i - 1);
         }
+        endpoint.sendGather(peerHandle, arrays, offsets, lengths, n);
     }
 
     @Override

@@ -12,7 +12,10 @@ import dev.remora.rmi.RouterListener;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
 import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.fast.FastChannel;
+import dev.remora.rmi.fast.TailFixtures;
 import dev.remora.rmi.wire.Frame;
+import dev.remora.serializer.TypeCacheMode;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.EOFException;
 import java.io.IOException;
@@ -172,6 +175,33 @@ class FabricLinkTest {
             }
             assertEquals(body[4 + p], got.array()[got.length() - 1]);
             id++;
+        }
+        assertTrue(notes.isEmpty(), notes.toString());
+    }
+
+    /** Tails of many pieces (the writer's bytes, arrays of several types) are gathered into one message. */
+    @Test
+    void tailsOfManyPiecesArriveInOrder() throws Exception {
+        open("auto");
+        FastChannel writer = new FastChannel(TypeCacheMode.CONNECTION);
+        FastChannel reader = new FastChannel(TypeCacheMode.CONNECTION);
+        for (int seed = 0; seed < 3; seed++) {
+            int s = seed;
+            Future<?> sent = pool.submit(() -> {
+                writer.lockWrite();
+                try {
+                    FrameBuffer f = TailFixtures.frame(writer, s, TailFixtures.value(s));
+                    assertTrue(f.tail().pieces() > 3, "pieces: " + f.tail().pieces());
+                    client.send(f);
+                } finally {
+                    writer.unlockWrite();
+                }
+                return null;
+            });
+            FrameBuffer got = server.receive((k, id, len) -> new FrameBuffer(16), 20_000);
+            sent.get(20, TimeUnit.SECONDS);
+            assertEquals(seed, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
+            TailFixtures.check(reader, got, seed);
         }
         assertTrue(notes.isEmpty(), notes.toString());
     }

@@ -1,0 +1,63 @@
+package dev.remora.rmi.fast;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.IOException;
+
+/** For link tests: fast frames whose tails are many pieces (the writer's bytes and long arrays of several types). */
+public final class TailFixtures {
+    private TailFixtures() {
+    }
+
+    /** Strings, a byte[] and arrays of other types, some long (external), one longer than a socket's scratch. */
+    public static Object[] value(int seed) {
+        int[] ints = new int[50_000]; // 200 KB: several socket scratch chunks
+        long[] longs = new long[3_000];
+        byte[] bytes = new byte[70_000];
+        for (int i = 0; i < ints.length; i++) {
+            ints[i] = i * 31 + seed;
+        }
+        for (int i = 0; i < longs.length; i++) {
+            longs[i] = -i * 1_000_003L + seed;
+        }
+        for (int i = 0; i < bytes.length; i++) {
+            bytes[i] = (byte) (i * 7 + seed);
+        }
+        return new Object[] {"first " + seed, ints, new short[] {1, 2}, bytes, longs, "last"};
+    }
+
+    /**
+     * Writes value as a fast REPLY with call id {@code id} into a frame that takes a tail; the caller holds
+     * {@code ch}'s write lock until the frame is sent.
+     */
+    public static FrameBuffer frame(FastChannel ch, int id, Object value) throws IOException {
+        FrameBuffer f = new FrameBuffer(64).allowTail();
+        Frame.begin(f, Frame.REPLY, Frame.FLAG_FAST, id);
+        ch.beginWrite().writeObject(value);
+        ch.finishWrite(f);
+        Frame.finish(f);
+        return f;
+    }
+
+    /** Reads a received frame written by {@link #frame} and checks it against {@code value(seed)}. */
+    public static void check(FastChannel ch, FrameBuffer received, int seed) throws Exception {
+        received.position(Frame.HEADER);
+        RmiFastInput in = ch.beginRead(received, false, null);
+        Object[] got;
+        try {
+            got = (Object[]) in.readObject();
+        } finally {
+            ch.endRead(in);
+        }
+        Object[] want = value(seed);
+        assertEquals(want[0], got[0]);
+        assertArrayEquals((int[]) want[1], (int[]) got[1]);
+        assertArrayEquals((short[]) want[2], (short[]) got[2]);
+        assertArrayEquals((byte[]) want[3], (byte[]) got[3]);
+        assertArrayEquals((long[]) want[4], (long[]) got[4]);
+        assertEquals(want[5], got[5]);
+    }
+}
