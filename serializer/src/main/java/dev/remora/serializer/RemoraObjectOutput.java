@@ -177,6 +177,30 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         externalMin = Math.max(0, minBytes);
     }
 
+    /**
+     * Lets go of the finished message's objects (its handle table and external arrays) once it has been sent, so
+     * that the writer does not keep an application's (perhaps large) objects reachable until its next call. The
+     * message cannot be read after that; types stay committed. Not for stream mode, whose handles span messages.
+     */
+    public void release() {
+        if (sink != null) {
+            throw new IllegalStateException("a stream's handles span its messages");
+        }
+        handles.clear();
+        if (subs != null) {
+            subs.clear();
+        }
+        if (extCount > 0) {
+            Arrays.fill(extArray, 0, extCount, null);
+            Arrays.fill(pieceArray, 0, pieceCount, null);
+            extCount = 0;
+            extBytes = 0;
+        }
+        pieceCount = 0;
+        inCall = false;
+        finished = false;
+    }
+
     /** Records array a (bytes long) as external at pos, or returns false if it is to be copied. */
     private boolean external(Object a, int bytes) {
         if (externalMin == 0 || bytes < externalMin || externalsOff) {

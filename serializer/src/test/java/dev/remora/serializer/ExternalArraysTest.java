@@ -193,4 +193,25 @@ class ExternalArraysTest {
                 new java.io.ByteArrayOutputStream());
         assertThrows(IllegalStateException.class, () -> stream.externalArrays(MIN));
     }
+
+    @Test
+    void releasingTheMessageForgetsItsObjectsAndTheNextCallIsWhole() throws Exception {
+        RemoraObjectOutput out = writer(MIN);
+        int[] big = new int[1000];
+        write(out, big, "x");
+        assertSame(big, out.piece(1));
+        out.release();
+        assertThrows(IllegalStateException.class, out::pieces, "the message is gone");
+        java.lang.ref.WeakReference<int[]> ref = new java.lang.ref.WeakReference<>(big);
+        big = null;
+        for (int i = 0; i < 50 && ref.get() != null; i++) {
+            System.gc();
+            Thread.sleep(10);
+        }
+        assertEquals(null, ref.get(), "the writer no longer holds the array (external, and in its handle table)");
+        RemoraObjectOutput copying = writer(0);
+        write(copying, new int[1000], "x");
+        assertArrayEquals(write(copying, new int[1000], "x"), write(out, new int[1000], "x"),
+                "types stay committed: the next call names them by id");
+    }
 }

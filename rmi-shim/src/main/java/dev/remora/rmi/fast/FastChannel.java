@@ -52,7 +52,12 @@ public final class FastChannel {
         writeLock.lock();
     }
 
+    /** Releases the write lock; the last release also lets go of the sent message's objects. */
     public void unlockWrite() {
+        RmiFastOutput o = out;
+        if (o != null && writeLock.getHoldCount() == 1) {
+            o.release();
+        }
         writeLock.unlock();
     }
 
