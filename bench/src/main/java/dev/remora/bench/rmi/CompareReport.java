@@ -495,7 +495,7 @@ public final class CompareReport {
             out.println();
             out.print(cpu);
         }
-        String floors = FloorReport.text(FloorReport.read(dir.resolve("floor")), report);
+        String floors = FloorReport.text(FloorReport.read(dir.resolve("floor")), report, input);
         if (!floors.isEmpty()) {
             out.println();
             out.print(floors);

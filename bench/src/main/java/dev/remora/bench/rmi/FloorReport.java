@@ -22,8 +22,11 @@ import java.util.Map;
  *       An RMI echo of an array can go no faster.</li>
  * </ul>
  * The share of a floor's bandwidth is the floor's round-trip time over the call's (both move the bytes once each
- * way). Reads {@code DIR/floor/*.csv}: lines {@code impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,...}
- * as the C floor and FabricPingPong print them, one file per round and floor.
+ * way), read two ways: medians over rounds against each other, and per round (the floor and the call measured minutes
+ * apart in the same round, so in the same stretch of a VM whose memory speed changes for seconds at a time), the
+ * median of those shares. Reads {@code DIR/floor/*.csv}: lines
+ * {@code impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,...} as the C floor and FabricPingPong print
+ * them, one file per round and floor ({@code floor-rN.csv}, {@code floor-rN-java.csv}).
  */
 public final class FloorReport {
     static final int BIG = 100_000;
@@ -35,8 +38,14 @@ public final class FloorReport {
         NAMES.put("java-fresh", "Java, fresh arrays");
     }
 
-    /** One measured line: which floor, message size, median round trip of that run. */
-    public record Measure(String impl, int size, double medianUs) {}
+    /** One measured line: which floor, message size, median round trip of that run, its round (0: unknown). */
+    public record Measure(String impl, int size, double medianUs, int round) {
+        public Measure(String impl, int size, double medianUs) {
+            this(impl, size, medianUs, 0);
+        }
+    }
+
+    private static final java.util.regex.Pattern ROUND = java.util.regex.Pattern.compile("floor-r(\\d+)\\b.*");
 
     private FloorReport() {}
 
@@ -52,10 +61,12 @@ public final class FloorReport {
         }
         files.sort(null);
         for (Path f : files) {
+            java.util.regex.Matcher rm = ROUND.matcher(f.getFileName().toString());
+            int round = rm.matches() ? Integer.parseInt(rm.group(1)) : 0;
             for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
                 Measure m = parse(line);
                 if (m != null) {
-                    out.add(m);
+                    out.add(new Measure(m.impl(), m.size(), m.medianUs(), round));
                 }
             }
         }
@@ -81,8 +92,33 @@ public final class FloorReport {
                 .mapToDouble(Measure::medianUs).toArray());
     }
 
-    /** The floors and, per configuration that ran it, echo_obj byte[100000] against them; "" without floors. */
+    /**
+     * Median over rounds of floor / call time, each pair from one round; NaN when no round has both. Rows are the
+     * compare's per-round result rows.
+     */
+    static double sameRoundShare(List<Measure> measures, List<ResultRow> rows, String impl, String config) {
+        List<Double> shares = new ArrayList<>();
+        for (ResultRow r : rows) {
+            if (!r.config().equals(config) || !r.kernel().equals(Kernel.ECHO.id()) || !r.object().equals("byte[]")
+                    || r.n() != BIG || !(r.medianUs() > 0)) {
+                continue;
+            }
+            double[] floor = measures.stream().filter(m -> m.impl().equals(impl) && m.size() == BIG
+                    && m.round() == r.round() && m.round() > 0).mapToDouble(Measure::medianUs).toArray();
+            if (floor.length > 0) {
+                shares.add(Stats.median(floor) / r.medianUs());
+            }
+        }
+        return Stats.medianOfPresent(shares.stream().mapToDouble(Double::doubleValue).toArray());
+    }
+
+    /** {@link #text(List, CompareReport, List)} without the per-round shares. */
     public static String text(List<Measure> measures, CompareReport report) {
+        return text(measures, report, List.of());
+    }
+
+    /** The floors and, per configuration that ran it, echo_obj byte[100000] against them; "" without floors. */
+    public static String text(List<Measure> measures, CompareReport report, List<ResultRow> rows) {
         if (measures.isEmpty()) {
             return "";
         }
@@ -102,23 +138,34 @@ public final class FloorReport {
                     fmt(b, 1), Double.isNaN(b) ? "-" : String.format(Locale.ROOT, "%.0f MB/s", BIG / (b / 2))));
         }
         StringBuilder echo = new StringBuilder();
+        boolean paired = false;
         for (String c : report.configs()) {
             CompareReport.Cell cell = report.cell(Kernel.ECHO.id(), "byte[]", BIG, c);
             if (cell == null || Double.isNaN(cell.medianUs())) {
                 continue;
             }
             echo.append(String.format(Locale.ROOT, "  %-14s %8.1f us", c, cell.medianUs()));
+            StringBuilder same = new StringBuilder();
             for (Map.Entry<String, Double> e : big.entrySet()) {
                 if (!Double.isNaN(e.getValue())) {
-                    echo.append(String.format(Locale.ROOT, "   %s %.0f%%", e.getKey().equals("c") ? "C" : "Java",
-                            100 * e.getValue() / cell.medianUs()));
+                    String label = e.getKey().equals("c") ? "C" : "Java";
+                    echo.append(String.format(Locale.ROOT, "   %s %.0f%%", label, 100 * e.getValue() / cell.medianUs()));
+                    double share = sameRoundShare(measures, rows, e.getKey(), c);
+                    if (!Double.isNaN(share)) {
+                        same.append(String.format(Locale.ROOT, "   %s %.0f%%", label, 100 * share));
+                    }
                 }
+            }
+            if (same.length() > 0) {
+                echo.append("   | same round:").append(same);
+                paired = true;
             }
             echo.append('\n');
         }
         if (echo.length() > 0) {
             sb.append("echo_obj byte[100000], 100000 B each way:")
-                    .append(" share of each floor's bandwidth (floor / call time)\n");
+                    .append(" share of each floor's bandwidth (floor / call time)");
+            sb.append(paired ? "\n  (same round: median over rounds of each round's floor / call time)\n" : "\n");
             sb.append(echo);
         }
         return sb.toString();

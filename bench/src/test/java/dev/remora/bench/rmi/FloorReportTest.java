@@ -39,6 +39,24 @@ class FloorReportTest {
         assertEquals("", FloorReport.text(List.of(), r));
     }
 
+    /** As in a run where round 2 fell in one of the VM's slow stretches for the call but not for the floors. */
+    @Test
+    void sameRoundSharesPairEachRoundsFloorWithItsCall() {
+        List<FloorReport.Measure> m = List.of(
+                new FloorReport.Measure("c", 100_000, 26, 1), new FloorReport.Measure("java-fresh", 100_000, 64, 1),
+                new FloorReport.Measure("c", 100_000, 22, 2), new FloorReport.Measure("java-fresh", 100_000, 62, 2),
+                new FloorReport.Measure("c", 100_000, 31, 3), new FloorReport.Measure("java-fresh", 100_000, 135, 3));
+        List<ResultRow> rows = List.of(echo("fabric+fast", 1, 73), echo("fabric+fast", 2, 162),
+                echo("fabric+fast", 3, 148), echo("vanilla", 1, 400));
+        CompareReport r = CompareReport.of(rows, List.of("vanilla", "fabric+fast"), "vanilla");
+        // medians: 26 and 64 against 148 -> 18 %, 43 %; per round C 36, 14, 21 % -> 21 %, Java 88, 38, 91 % -> 88 %
+        assertEquals(64.0 / 73, FloorReport.sameRoundShare(m, rows, "java-fresh", "fabric+fast"), 1e-9);
+        String t = FloorReport.text(m, r, rows);
+        assertTrue(t.contains("fabric+fast       148.0 us   C 18%   Java 43%   | same round:   C 21%   Java 88%"), t);
+        assertTrue(t.contains("vanilla           400.0 us   C 7%   Java 16%   | same round:   C 7%   Java 16%"), t);
+        assertTrue(!FloorReport.text(m, r).contains("same round"), "without the rows, medians only");
+    }
+
     @Test
     void readsTheFloorFilesAndSkipsWhatIsNotAFloorLine(@TempDir Path dir) throws Exception {
         Path floor = Files.createDirectories(dir.resolve("floor"));
@@ -48,8 +66,8 @@ class FloorReportTest {
                 + "median_us,p99_us,mb_per_s\njava-fresh,shm,block,100000,20000,1,0,66.705,143.1,2998.3\n"
                 + "java-fresh,shm,block,100000,20000,1,0,oops,,\nsomething else\n");
         List<FloorReport.Measure> m = FloorReport.read(floor);
-        assertEquals(Set.of(new FloorReport.Measure("c", 64, 0.742), new FloorReport.Measure("c", 100_000, 27.687),
-                new FloorReport.Measure("java-fresh", 100_000, 66.705)), Set.copyOf(m));
+        assertEquals(Set.of(new FloorReport.Measure("c", 64, 0.742, 1), new FloorReport.Measure("c", 100_000, 27.687, 1),
+                new FloorReport.Measure("java-fresh", 100_000, 66.705, 1)), Set.copyOf(m));
         assertEquals(3, m.size());
         assertEquals(List.of(), FloorReport.read(dir.resolve("absent")));
     }
