@@ -242,7 +242,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         }
     }
 
-    /** Ends the call: the message is complete in {@link #array()} from {@link #offset()}, {@link #length()} bytes. */
+    /**
+     * Ends the call: the message is complete, {@link #length()} bytes, in {@link #array()} from {@link #offset()} or,
+     * with external arrays, in its {@link #pieces()}.
+     */
     public void finishCall() {
         if (!inCall || finished) {
             throw new IllegalStateException("finishCall() without beginCall()");
@@ -366,27 +369,13 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         checkFinished();
         for (int i = 0; i < pieceCount; i++) {
             Object a = pieceArray[i];
-            int off = pieceOffset[i];
             int len = pieceLength[i];
             if (a instanceof byte[]) {
-                dst.put((byte[]) a, off, len);
-                continue;
-            }
-            ByteBuffer d = dst.slice().order(Bytes.NATIVE);
-            if (a instanceof int[]) {
-                d.asIntBuffer().put((int[]) a, off / 4, len / 4);
-            } else if (a instanceof long[]) {
-                d.asLongBuffer().put((long[]) a, off / 8, len / 8);
-            } else if (a instanceof double[]) {
-                d.asDoubleBuffer().put((double[]) a, off / 8, len / 8);
-            } else if (a instanceof float[]) {
-                d.asFloatBuffer().put((float[]) a, off / 4, len / 4);
-            } else if (a instanceof short[]) {
-                d.asShortBuffer().put((short[]) a, off / 2, len / 2);
+                dst.put((byte[]) a, pieceOffset[i], len);
             } else {
-                d.asCharBuffer().put((char[]) a, off / 2, len / 2);
+                putArray(a, pieceOffset[i], len, dst.slice().order(Bytes.NATIVE));
+                dst.position(dst.position() + len);
             }
-            dst.position(dst.position() + len);
         }
     }
 
@@ -397,21 +386,25 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     public static void copyPiece(Object a, int off, byte[] dst, int at, int len) {
         if (a instanceof byte[]) {
             System.arraycopy((byte[]) a, off, dst, at, len);
-            return;
+        } else {
+            putArray(a, off, len, ByteBuffer.wrap(dst, at, len).order(Bytes.NATIVE));
         }
-        ByteBuffer b = ByteBuffer.wrap(dst, at, len).order(Bytes.NATIVE);
+    }
+
+    /** Puts len bytes of a (not a byte[]) from byte offset off into d, whose position is 0 and order native. */
+    private static void putArray(Object a, int off, int len, ByteBuffer d) {
         if (a instanceof int[]) {
-            b.asIntBuffer().put((int[]) a, off / 4, len / 4);
+            d.asIntBuffer().put((int[]) a, off / 4, len / 4);
         } else if (a instanceof long[]) {
-            b.asLongBuffer().put((long[]) a, off / 8, len / 8);
+            d.asLongBuffer().put((long[]) a, off / 8, len / 8);
         } else if (a instanceof double[]) {
-            b.asDoubleBuffer().put((double[]) a, off / 8, len / 8);
+            d.asDoubleBuffer().put((double[]) a, off / 8, len / 8);
         } else if (a instanceof float[]) {
-            b.asFloatBuffer().put((float[]) a, off / 4, len / 4);
+            d.asFloatBuffer().put((float[]) a, off / 4, len / 4);
         } else if (a instanceof short[]) {
-            b.asShortBuffer().put((short[]) a, off / 2, len / 2);
+            d.asShortBuffer().put((short[]) a, off / 2, len / 2);
         } else if (a instanceof char[]) {
-            b.asCharBuffer().put((char[]) a, off / 2, len / 2);
+            d.asCharBuffer().put((char[]) a, off / 2, len / 2);
         } else {
             throw new IllegalArgumentException("not an array this writer leaves external: " + a.getClass().getName());
         }
