@@ -44,14 +44,7 @@ class ExternalArraysTest {
     }
 
     private static byte[] write(RemoraObjectOutput out, Object... objs) throws IOException {
-        out.beginCall();
-        for (Object o : objs) {
-            out.writeObject(o);
-        }
-        out.finishCall();
-        byte[] m = new byte[out.length()];
-        out.copyTo(m, 0);
-        return m;
+        return RoundTrip.write(out, objs);
     }
 
     private static RemoraObjectOutput writer(int min) throws IOException {

@@ -22,6 +22,11 @@ final class RoundTrip {
 
     /** Writes the objects as one call and returns the message bytes. */
     byte[] write(Object... objs) throws IOException {
+        return write(out, objs);
+    }
+
+    /** Writes the objects as one call of out and returns the message bytes (read by pieces). */
+    static byte[] write(RemoraObjectOutput out, Object... objs) throws IOException {
         out.beginCall();
         for (Object o : objs) {
             out.writeObject(o);

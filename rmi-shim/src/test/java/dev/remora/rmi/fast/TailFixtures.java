@@ -2,7 +2,9 @@ package dev.remora.rmi.fast;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.IOException;
@@ -40,6 +42,18 @@ public final class TailFixtures {
         ch.finishWrite(f);
         Frame.finish(f);
         return f;
+    }
+
+    /** Writes value(seed) as {@link #frame} does and sends it over link, under ch's write lock as the router does. */
+    public static void send(FastChannel ch, Link link, int seed) throws IOException {
+        ch.lockWrite();
+        try {
+            FrameBuffer f = frame(ch, seed, value(seed));
+            assertTrue(f.tail().pieces() > 3, "pieces: " + f.tail().pieces());
+            link.send(f);
+        } finally {
+            ch.unlockWrite();
+        }
     }
 
     /** Reads a received frame written by {@link #frame} and checks it against {@code value(seed)}. */

@@ -114,14 +114,7 @@ class SocketLinkTest {
         FastChannel writer = new FastChannel(TypeCacheMode.CONNECTION);
         FastChannel reader = new FastChannel(TypeCacheMode.CONNECTION);
         for (int seed = 0; seed < 3; seed++) {
-            writer.lockWrite();
-            try {
-                FrameBuffer f = TailFixtures.frame(writer, seed, TailFixtures.value(seed));
-                assertTrue(f.tail().pieces() > 3, "pieces: " + f.tail().pieces());
-                tx.send(f);
-            } finally {
-                writer.unlockWrite();
-            }
+            TailFixtures.send(writer, tx, seed);
         }
         for (int seed = 0; seed < 3; seed++) {
             FrameBuffer f = rx.receive((kind, id, len) -> new FrameBuffer(16), 5000);

@@ -188,14 +188,7 @@ class FabricLinkTest {
         for (int seed = 0; seed < 3; seed++) {
             int s = seed;
             Future<?> sent = pool.submit(() -> {
-                writer.lockWrite();
-                try {
-                    FrameBuffer f = TailFixtures.frame(writer, s, TailFixtures.value(s));
-                    assertTrue(f.tail().pieces() > 3, "pieces: " + f.tail().pieces());
-                    client.send(f);
-                } finally {
-                    writer.unlockWrite();
-                }
+                TailFixtures.send(writer, client, s);
                 return null;
             });
             FrameBuffer got = server.receive((k, id, len) -> new FrameBuffer(16), 20_000);
