@@ -39,6 +39,8 @@ final class SocketLink implements Link {
     /** Chunk in which a tail's arrays other than byte[] are put in wire order (a multiple of 8 bytes). */
     private static final int SCRATCH = 64 * 1024;
     private byte[] scratch; // guarded by sendLock
+    private int spinBackoff; // the reading thread's, as backoffLevel
+    private int backoffLevel;
 
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
         this.socket = socket;
@@ -133,28 +135,76 @@ final class SocketLink implements Link {
         }
     }
 
-    /** Waits up to spinNanos for bytes to arrive without blocking; the read that follows then finds them. */
-    private void spin() throws IOException {
-        long start = 0;
-        for (int polls = 0; ; polls++) {
-            int ready;
-            try {
-                ready = in.available();
-            } catch (IOException e) {
-                return; // the read that follows reports it
+    /**
+     * Waits up to spinNanos for bytes to arrive without blocking; the read that follows then finds them. Skipped for
+     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link #nextBackoff}).
+     */
+    private void spin() {
+        if (spinBackoff > 0) {
+            spinBackoff--;
+            return;
+        }
+        if (spinWait(this::bytesWaiting, spinNanos, System::nanoTime, Thread::yield) == SPIN_LOST_CPU) {
+            backoffLevel = nextBackoff(backoffLevel);
+            spinBackoff = backoffLevel;
+        } else {
+            backoffLevel = 0;
+        }
+    }
+
+    /** The next run of waits that block at once: 4 after a first lost spin, doubling while spins keep losing. */
+    static int nextBackoff(int level) {
+        return level == 0 ? BACKOFF_MIN : Math.min(level * 2, BACKOFF_MAX);
+    }
+
+    private boolean bytesWaiting() {
+        try {
+            return in.available() > 0;
+        } catch (IOException e) {
+            return true; // the read that follows reports it
+        }
+    }
+
+    static final int SPIN_READY = 0;
+    static final int SPIN_BUDGET = 1;
+    static final int SPIN_LOST_CPU = 2;
+
+    /**
+     * Waits that block at once after a spin lost the CPU: from BACKOFF_MIN, doubling up to BACKOFF_MAX while the
+     * spins between them lose it too (a JIT compiler recompiling for seconds), back to none after a spin that did not.
+     */
+    static final int BACKOFF_MIN = 4;
+    static final int BACKOFF_MAX = 1024;
+    /**
+     * A yield this long lost the CPU to a thread that runs for whole slices; shorter ones (a JVM's housekeeping
+     * threads, the peer's reply in same-CPU placement) only end the spin when the budget is spent.
+     */
+    static final long LOST_CPU_NANOS = 500_000;
+
+    /**
+     * Polls {@code ready} and pauses (yields) between polls until it is true ({@link #SPIN_READY}) or
+     * {@code budgetNanos} have passed ({@link #SPIN_BUDGET}). The clock is read after every pause: when another
+     * thread is runnable on this CPU (the JIT's compiler busy recompiling, a GC, the application), one yield can hand
+     * it a whole scheduler slice, 3-4 ms here, and a spin that read the clock every few polls once waited 7 ms per
+     * call (the compare's socket+jdk pingpong). A pause of {@link #LOST_CPU_NANOS} or more ends the spin at once
+     * ({@link #SPIN_LOST_CPU}): blocking then lets the frame's arrival wake this thread, which preempts such a thread,
+     * where a yielding one waits for its slice to end.
+     */
+    static int spinWait(java.util.function.BooleanSupplier ready, long budgetNanos,
+            java.util.function.LongSupplier clock, Runnable pause) {
+        long start = clock.getAsLong();
+        while (true) {
+            if (ready.getAsBoolean()) {
+                return SPIN_READY;
             }
-            if (ready > 0) {
-                return;
+            long before = clock.getAsLong();
+            if (before - start >= budgetNanos) {
+                return SPIN_BUDGET;
             }
-            if ((polls & 7) == 0) {
-                long now = System.nanoTime();
-                if (start == 0) {
-                    start = now;
-                } else if (now - start >= spinNanos) {
-                    return;
-                }
+            pause.run();
+            if (clock.getAsLong() - before >= LOST_CPU_NANOS) {
+                return ready.getAsBoolean() ? SPIN_READY : SPIN_LOST_CPU;
             }
-            Thread.yield();
         }
     }
 

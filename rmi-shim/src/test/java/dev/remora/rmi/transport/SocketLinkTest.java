@@ -106,6 +106,56 @@ class SocketLinkTest {
         }
     }
 
+    /** A fake clock that each pause moves on by {@code pauseNanos}; counts the pauses. */
+    private static final class FakeCpu {
+        long now;
+        int pauses;
+        final long pauseNanos;
+
+        FakeCpu(long pauseNanos) {
+            this.pauseNanos = pauseNanos;
+        }
+
+        void pause() {
+            pauses++;
+            now += pauseNanos;
+        }
+    }
+
+    @Test
+    void aSpinEndsAtTheFirstYieldThatLostTheCpuForASlice() {
+        FakeCpu busy = new FakeCpu(3_000_000); // another runnable thread took a 3 ms slice at each yield
+        assertEquals(SocketLink.SPIN_LOST_CPU, SocketLink.spinWait(() -> false, 20_000, () -> busy.now, busy::pause));
+        assertEquals(1, busy.pauses, "one lost slice, not eight (the clock was read every eighth poll)");
+
+        FakeCpu brief = new FakeCpu(100_000); // a housekeeping thread ran 100 us: the budget is spent, no backoff
+        assertEquals(SocketLink.SPIN_BUDGET, SocketLink.spinWait(() -> false, 20_000, () -> brief.now, brief::pause));
+        assertEquals(1, brief.pauses);
+
+        FakeCpu idle = new FakeCpu(1_000); // yields come back in a microsecond
+        assertEquals(SocketLink.SPIN_BUDGET, SocketLink.spinWait(() -> false, 20_000, () -> idle.now, idle::pause));
+        assertEquals(20, idle.pauses);
+
+        FakeCpu arriving = new FakeCpu(1_000);
+        assertEquals(SocketLink.SPIN_READY, SocketLink.spinWait(() -> arriving.pauses == 3, 20_000,
+                () -> arriving.now, arriving::pause));
+        FakeCpu lateButThere = new FakeCpu(3_000_000); // the frame came while another thread ran
+        assertEquals(SocketLink.SPIN_READY, SocketLink.spinWait(() -> lateButThere.pauses == 1, 20_000,
+                () -> lateButThere.now, lateButThere::pause));
+    }
+
+    @Test
+    void theBackoffDoublesWhileSpinsKeepLosingTheCpu() {
+        int level = 0;
+        int[] seen = new int[10];
+        for (int i = 0; i < seen.length; i++) {
+            seen[i] = level = SocketLink.nextBackoff(level);
+        }
+        assertEquals(SocketLink.BACKOFF_MIN, seen[0]);
+        assertEquals(2 * SocketLink.BACKOFF_MIN, seen[1]);
+        assertEquals(SocketLink.BACKOFF_MAX, seen[9]);
+    }
+
     /** Tails of many pieces: byte arrays written as they are, other arrays in scratch-sized chunks. */
     @Test
     void tailsOfManyPiecesArriveInOrder() throws Exception {
