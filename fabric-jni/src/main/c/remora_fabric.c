@@ -180,8 +180,6 @@ struct rf_ep {
     int broken;                      /* after a failed send or a receive error: every call fails with broken_msg */
     char broken_msg[RF_ERR_LEN];
     rf_wait_policy wait;
-    int spin_skip;                   /* waits left that skip spinning after a yield lost the CPU (relaxed atomics) */
-    int spin_level;                  /* the last such run's length, doubling while spins keep losing (relaxed) */
     size_t inject_size;
     size_t seg_size;
     char addr[RF_ADDR_MAX];
@@ -209,13 +207,6 @@ struct rf_ep {
     size_t peers_cap;
     size_t peers_used;
 };
-
-/* Waits that skip spinning after a yield lost the CPU for a slice, RF_LOST_CPU_NS or more: from ..._MIN, doubling up
- * to ..._MAX while the spins between them lose it too, back to none after a spin whose budget ran out without. Shorter
- * yields (a JVM's housekeeping threads, the peer's work on a shared CPU) only spend the spin budget. */
-#define RF_SPIN_BACKOFF_MIN 4
-#define RF_SPIN_BACKOFF_MAX 1024
-#define RF_LOST_CPU_NS 500000ull
 
 typedef struct rf_waiter {
     uint64_t start;
@@ -705,45 +696,25 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
     if (ep->closing) {
         return RF_CLOSED;
     }
-    if (w->nap == 0) { /* spinning: poll, yielding the CPU to a peer that may share it */
+    if (w->nap == 0) { /* spinning: poll, yielding the CPU to a peer that may share it; read the clock now and then */
         if (++w->polls <= (unsigned) ep->wait.busy_polls) {
             return RF_OK; /* a first few pure polls: a split-CPU round trip often completes within them */
         }
-        uint64_t before = rf_now();
-        if (w->start == 0) {
-            w->start = before;
-            int skip = __atomic_load_n(&ep->spin_skip, __ATOMIC_RELAXED);
-            if (skip > 0) { /* a recent yield lost the CPU: sleep at once (see below) */
-                __atomic_store_n(&ep->spin_skip, skip - 1, __ATOMIC_RELAXED);
-                w->nap = 1000;
-            }
-        }
-        if (before >= deadline) {
-            return RF_TIMEOUT;
-        }
-        /* the budget is looked at every 16th poll, as it was tuned (the overshoot is part of what it measures) */
-        if (w->nap == 0 && ((w->polls & 15) != 1 || before - w->start < (uint64_t) ep->wait.spin_ns)) {
-            if (!ep->wait.yield) {
-                return RF_OK;
-            }
+        if (ep->wait.yield) {
             sched_yield();
-            /* The clock is read after every yield: when another thread is runnable on this CPU (a JVM's JIT
-             * compiler, a GC), one yield may hand it a whole scheduler slice, 3-4 ms here, and reading the clock
-             * every 16th poll let one wait last 16 slices. A yield of RF_LOST_CPU_NS or more ends spinning for this
-             * wait and the next few (see RF_SPIN_BACKOFF_MIN): a sleeper's wakeup preempts such a thread, a yielder
-             * waits for its slice to end. The caller polls once more before the first nap. */
-            if (rf_now() - before >= RF_LOST_CPU_NS) {
-                int level = __atomic_load_n(&ep->spin_level, __ATOMIC_RELAXED);
-                level = level == 0 ? RF_SPIN_BACKOFF_MIN
-                        : level * 2 < RF_SPIN_BACKOFF_MAX ? level * 2 : RF_SPIN_BACKOFF_MAX;
-                __atomic_store_n(&ep->spin_level, level, __ATOMIC_RELAXED);
-                __atomic_store_n(&ep->spin_skip, level, __ATOMIC_RELAXED);
-                w->nap = 1000;
-            }
+        }
+        if ((w->polls & 15) != 1 && w->start != 0) {
             return RF_OK;
         }
-        if (w->nap == 0) { /* the budget ran out and no yield lost the CPU */
-            __atomic_store_n(&ep->spin_level, 0, __ATOMIC_RELAXED);
+        uint64_t now = rf_now();
+        if (w->start == 0) {
+            w->start = now;
+        }
+        if (now >= deadline) {
+            return RF_TIMEOUT;
+        }
+        if (now - w->start < (uint64_t) ep->wait.spin_ns) {
+            return RF_OK;
         }
         w->nap = 1000;
     }
