@@ -437,13 +437,30 @@ public final class CompareReport {
             ds.forEach(files::add);
             files.sort(null);
             for (Path f : files) {
+                int skipped = 0;
+                String first = null;
                 for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
                     if (line.isBlank() || line.startsWith("config,")) {
                         continue;
                     }
-                    ResultRow r = ResultRow.parse(line);
+                    ResultRow r;
+                    try {
+                        r = ResultRow.parse(line);
+                    } catch (IllegalArgumentException e) {
+                        // the file is the client's standard output: a thread dump (kill -3, or jstack falling back
+                        // to it) lands there too; one stray line must not cost the whole run's report
+                        if (skipped++ == 0) {
+                            first = line;
+                        }
+                        continue;
+                    }
                     input.add(r);
                     found.put(r.config(), Boolean.TRUE);
+                }
+                if (skipped > 0) {
+                    out.println("note: skipped " + skipped + " line(s) of " + f + " that are not result rows (first: \""
+                            + (first.length() > 80 ? first.substring(0, 80) + "..." : first) + "\"), e.g. a thread dump"
+                            + " of the client JVM, whose standard output that file is");
                 }
             }
         }

@@ -152,4 +152,22 @@ class CompareReportTest {
                 System.out));
         assertTrue(e.getMessage().contains("no result rows"), e.getMessage());
     }
+
+    @Test
+    void linesThatAreNotResultRowsAreSkippedAndNamed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Files.createDirectories(dir.resolve("raw"));
+        ResultRow v = new ResultRow("vanilla", 1, "ping", "-", 0, 10, 40, 40, 40, 0, Double.NaN);
+        ResultRow a = new ResultRow("socket+fast", 1, "ping", "-", 0, 10, 20, 20, 20, 0, Double.NaN);
+        java.nio.file.Files.writeString(dir.resolve("raw/vanilla-r1.csv"), v.toCsv() + "\n");
+        java.nio.file.Files.writeString(dir.resolve("raw/socket+fast-r1.csv"), "2026-11-23 18:27:58\n"
+                + "Full thread dump OpenJDK 64-Bit Server VM (17.0.15+6 mixed mode, sharing):\n\n"
+                + "\"main\" #1 prio=5 os_prio=0 cpu=7825.71ms elapsed=32.55s tid=0x00007f\n" + a.toCsv() + "\n");
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        CompareReport.run(dir, "vanilla,socket+fast", "vanilla",
+                new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+        String printed = out.toString(java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(printed.contains("note: skipped 3 line(s) of") && printed.contains("2026-11-23 18:27:58"), printed);
+        assertTrue(printed.contains("20.0 (50%)"), "the rows around the dump still count: " + printed);
+    }
 }
