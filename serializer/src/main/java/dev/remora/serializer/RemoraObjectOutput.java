@@ -150,13 +150,19 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         pos = HEAD;
         inCall = true;
         finished = false;
+        forgetExternals();
+        externalsOff = false;
+    }
+
+    /** Drops the external arrays and the pieces of the last message (no references to the application's arrays). */
+    private void forgetExternals() {
         if (extCount > 0) {
             Arrays.fill(extArray, 0, extCount, null);
             Arrays.fill(pieceArray, 0, pieceCount, null);
             extCount = 0;
             extBytes = 0;
         }
-        externalsOff = false;
+        pieceCount = 0;
     }
 
     /**
@@ -190,13 +196,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         if (subs != null) {
             subs.clear();
         }
-        if (extCount > 0) {
-            Arrays.fill(extArray, 0, extCount, null);
-            Arrays.fill(pieceArray, 0, pieceCount, null);
-            extCount = 0;
-            extBytes = 0;
-        }
-        pieceCount = 0;
+        forgetExternals();
         inCall = false;
         finished = false;
     }
@@ -857,7 +857,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     return;
                 }
                 ensure(a.length * 2);
-                ByteBuffer.wrap(buf, pos, a.length * 2).order(Bytes.NATIVE).asCharBuffer().put(a);
+                copyPiece(a, 0, buf, pos, a.length * 2);
                 pos += a.length * 2;
                 return;
             }
@@ -868,7 +868,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     return;
                 }
                 ensure(a.length * 2);
-                ByteBuffer.wrap(buf, pos, a.length * 2).order(Bytes.NATIVE).asShortBuffer().put(a);
+                copyPiece(a, 0, buf, pos, a.length * 2);
                 pos += a.length * 2;
                 return;
             }
@@ -886,7 +886,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                         Bytes.NI.set(b, p + 4 * i, a[i]);
                     }
                 } else {
-                    ByteBuffer.wrap(buf, pos, a.length * 4).order(Bytes.NATIVE).asIntBuffer().put(a);
+                    copyPiece(a, 0, buf, pos, a.length * 4);
                 }
                 pos += a.length * 4;
                 return;
@@ -905,7 +905,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                         Bytes.NF.set(b, p + 4 * i, a[i]);
                     }
                 } else {
-                    ByteBuffer.wrap(buf, pos, a.length * 4).order(Bytes.NATIVE).asFloatBuffer().put(a);
+                    copyPiece(a, 0, buf, pos, a.length * 4);
                 }
                 pos += a.length * 4;
                 return;
@@ -924,7 +924,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                         Bytes.NJ.set(b, p + 8 * i, a[i]);
                     }
                 } else {
-                    ByteBuffer.wrap(buf, pos, a.length * 8).order(Bytes.NATIVE).asLongBuffer().put(a);
+                    copyPiece(a, 0, buf, pos, a.length * 8);
                 }
                 pos += a.length * 8;
                 return;
@@ -943,7 +943,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                         Bytes.ND.set(b, p + 8 * i, a[i]);
                     }
                 } else {
-                    ByteBuffer.wrap(buf, pos, a.length * 8).order(Bytes.NATIVE).asDoubleBuffer().put(a);
+                    copyPiece(a, 0, buf, pos, a.length * 8);
                 }
                 pos += a.length * 8;
                 return;

@@ -41,6 +41,8 @@ final class SocketLink implements Link {
     private byte[] scratch; // guarded by sendLock
     private int spinBackoff; // the reading thread's, as backoffLevel
     private int backoffLevel;
+    /** Made once: a method reference to this link's method is a new object each time it is evaluated. */
+    private final java.util.function.BooleanSupplier bytesWaiting = this::bytesWaiting;
 
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
         this.socket = socket;
@@ -144,7 +146,7 @@ final class SocketLink implements Link {
             spinBackoff--;
             return;
         }
-        if (spinWait(this::bytesWaiting, spinNanos, System::nanoTime, Thread::yield) == SPIN_LOST_CPU) {
+        if (spinWait(bytesWaiting, spinNanos, System::nanoTime, Thread::yield) == SPIN_LOST_CPU) {
             backoffLevel = nextBackoff(backoffLevel);
             spinBackoff = backoffLevel;
         } else {

@@ -95,11 +95,6 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
         tailLength = t.length();
     }
 
-    /** {@link #setTail(Tail)} with {@code a[off, off + len)} as the tail. */
-    public void setTail(byte[] a, int off, int len) {
-        setTail(new ArrayTail(a, off, len));
-    }
-
     /** The tail, or null (see {@link #setTail}). */
     public Tail tail() {
         return tail;
@@ -406,50 +401,6 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
             int k = (int) Math.max(0, Math.min(n, limit - pos));
             pos += k;
             return k;
-        }
-    }
-
-    /** A tail that is one range of a byte array. */
-    private static final class ArrayTail implements Tail {
-        private final byte[] a;
-        private final int off;
-        private final int len;
-
-        ArrayTail(byte[] a, int off, int len) {
-            java.util.Objects.checkFromIndexSize(off, len, a.length);
-            this.a = a;
-            this.off = off;
-            this.len = len;
-        }
-
-        @Override
-        public int length() {
-            return len;
-        }
-
-        @Override
-        public int pieces() {
-            return 1;
-        }
-
-        @Override
-        public Object piece(int i) {
-            return a;
-        }
-
-        @Override
-        public int pieceOffset(int i) {
-            return off;
-        }
-
-        @Override
-        public int pieceLength(int i) {
-            return len;
-        }
-
-        @Override
-        public void copyTo(byte[] dst, int at) {
-            System.arraycopy(a, off, dst, at, len);
         }
     }
 }

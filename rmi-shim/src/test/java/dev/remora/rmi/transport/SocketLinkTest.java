@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remora.rmi.fast.FastChannel;
 import dev.remora.rmi.fast.TailFixtures;
+import dev.remora.rmi.wire.ArrayTail;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import dev.remora.serializer.TypeCacheMode;
@@ -91,7 +92,7 @@ class SocketLinkTest {
             }
             FrameBuffer f = new FrameBuffer(64).allowTail();
             Frame.begin(f, Frame.REPLY, (byte) 0, p);
-            f.setTail(body, 3, p);
+            f.setTail(new ArrayTail(body, 3, p));
             Frame.finish(f);
             tx.send(f);
         }

@@ -16,7 +16,7 @@ class FrameBufferTest {
         Arrays.fill(payload, (byte) 7);
         FrameBuffer f = new FrameBuffer(64).allowTail();
         Frame.begin(f, Frame.REPLY, (byte) 0, 5);
-        f.setTail(payload, 10, 80);
+        f.setTail(new ArrayTail(payload, 10, 80));
         Frame.finish(f);
         assertEquals(Frame.HEADER, f.length());
         assertEquals(Frame.HEADER + 80, f.frameLength());
@@ -33,7 +33,7 @@ class FrameBufferTest {
         byte[] payload = {1, 2, 3, 4, 5};
         FrameBuffer f = new FrameBuffer(16).allowTail();
         Frame.begin(f, Frame.CALL, (byte) 0, 1);
-        f.setTail(payload, 1, 3);
+        f.setTail(new ArrayTail(payload, 1, 3));
         Frame.finish(f);
         f.absorbTail();
         assertEquals(0, f.tailLength());
@@ -45,6 +45,6 @@ class FrameBufferTest {
     @Test
     void onlyBuffersThatAllowItTakeATail() {
         FrameBuffer f = new FrameBuffer(16);
-        assertThrows(IllegalStateException.class, () -> f.setTail(new byte[1], 0, 1));
+        assertThrows(IllegalStateException.class, () -> f.setTail(new ArrayTail(new byte[1], 0, 1)));
     }
 }

@@ -14,6 +14,7 @@ import dev.remora.rmi.transport.MalformedFrameException;
 import dev.remora.rmi.transport.SocketTechnology;
 import dev.remora.rmi.fast.FastChannel;
 import dev.remora.rmi.fast.TailFixtures;
+import dev.remora.rmi.wire.ArrayTail;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.serializer.TypeCacheMode;
 import dev.remora.rmi.wire.FrameBuffer;
@@ -164,7 +165,7 @@ class FabricLinkTest {
             FrameBuffer f = new FrameBuffer(64).allowTail();
             Frame.begin(f, Frame.REPLY, (byte) 0, id);
             f.writeInt(0x5EED);
-            f.setTail(body, 5, p);
+            f.setTail(new ArrayTail(body, 5, p));
             Frame.finish(f);
             FrameBuffer got = roundOne(server, client, f, into);
             assertEquals(Frame.HEADER + 4 + p, got.length());
