@@ -64,23 +64,23 @@ public final class FloorReport {
             java.util.regex.Matcher rm = ROUND.matcher(f.getFileName().toString());
             int round = rm.matches() ? Integer.parseInt(rm.group(1)) : 0;
             for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
-                Measure m = parse(line);
+                Measure m = parse(line, round);
                 if (m != null) {
-                    out.add(new Measure(m.impl(), m.size(), m.medianUs(), round));
+                    out.add(m);
                 }
             }
         }
         return out;
     }
 
-    static Measure parse(String line) {
+    static Measure parse(String line, int round) {
         String[] f = line.split(",");
         if (f.length < 8 || !NAMES.containsKey(f[0])) {
             return null;
         }
         try {
             double median = Double.parseDouble(f[7]);
-            return median > 0 ? new Measure(f[0], Integer.parseInt(f[3]), median) : null;
+            return median > 0 ? new Measure(f[0], Integer.parseInt(f[3]), median, round) : null;
         } catch (NumberFormatException e) {
             return null;
         }
@@ -112,12 +112,10 @@ public final class FloorReport {
         return Stats.medianOfPresent(shares.stream().mapToDouble(Double::doubleValue).toArray());
     }
 
-    /** {@link #text(List, CompareReport, List)} without the per-round shares. */
-    public static String text(List<Measure> measures, CompareReport report) {
-        return text(measures, report, List.of());
-    }
-
-    /** The floors and, per configuration that ran it, echo_obj byte[100000] against them; "" without floors. */
+    /**
+     * The floors and, per configuration that ran it, echo_obj byte[100000] against them; "" without floors. Rows are
+     * the compare's per-round result rows, for the same-round shares (none without them).
+     */
     public static String text(List<Measure> measures, CompareReport report, List<ResultRow> rows) {
         if (measures.isEmpty()) {
             return "";

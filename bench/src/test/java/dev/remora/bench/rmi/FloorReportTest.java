@@ -28,7 +28,7 @@ class FloorReportTest {
         CompareReport r = CompareReport.of(List.of(echo("vanilla", 1, 400), echo("fabric+fast", 1, 80),
                 echo("fabric+fast", 2, 104), new ResultRow("socket+fast", 1, "ping", "-", 0, 10, 20, 20, 20, 0,
                         Double.NaN)), List.of("vanilla", "socket+fast", "fabric+fast"), "vanilla");
-        String t = FloorReport.text(m, r);
+        String t = FloorReport.text(m, r, List.of());
         assertEquals(26.0, FloorReport.floorUs(m, "c", 100_000), 1e-9); // median of 24, 26, 40
         assertTrue(t.contains("C, fixed buffers") && t.contains("26.0 us") && t.contains("7692 MB/s"), t);
         assertTrue(t.contains("Java, fresh arrays") && t.contains("60.0 us"), t);
@@ -36,7 +36,7 @@ class FloorReportTest {
         assertTrue(t.contains("fabric+fast        92.0 us   C 28%   Java 65%"), t);
         assertTrue(t.contains("vanilla           400.0 us   C 7%   Java 15%"), t);
         assertTrue(!t.contains("socket+fast"), "a configuration without the echo row is not listed: " + t);
-        assertEquals("", FloorReport.text(List.of(), r));
+        assertEquals("", FloorReport.text(List.of(), r, List.of()));
     }
 
     /** As in a run where round 2 fell in one of the VM's slow stretches for the call but not for the floors. */
@@ -54,7 +54,7 @@ class FloorReportTest {
         String t = FloorReport.text(m, r, rows);
         assertTrue(t.contains("fabric+fast       148.0 us   C 18%   Java 43%   | same round:   C 21%   Java 88%"), t);
         assertTrue(t.contains("vanilla           400.0 us   C 7%   Java 16%   | same round:   C 7%   Java 16%"), t);
-        assertTrue(!FloorReport.text(m, r).contains("same round"), "without the rows, medians only");
+        assertTrue(!FloorReport.text(m, r, List.of()).contains("same round"), "without the rows, medians only");
     }
 
     @Test
