@@ -341,9 +341,10 @@ run_pair() { # run_pair CONFIG ROUND
 # ---------------------------------------------------------------- the floors of the fabric transport
 # When a fabric configuration runs, each round also measures two floors over the same provider (shm) in the same
 # placement with the same wait policy as Remora's endpoint (polls, then sched_yield, then naps), 64 B and 100000 B
-# round trips: bench's C ping-pong (libfabric alone, fixed buffers) and FabricPingPong -f on the JVMs' own options
-# (the transport plus a new byte[] per message received, which any Java echo of an array pays). CompareReport reads
-# them from $OUT/floor and prints echo_obj byte[100000] against both.
+# round trips: bench's C ping-pong (libfabric alone, fixed buffers), the same with -F (100000 B only: each message
+# received into cold memory and echoed from there, as a Java echo's new array is, with nothing zeroed or copied) and
+# FabricPingPong -f on the JVMs' own options (the transport plus a new byte[] per message received, which any Java
+# echo of an array pays). CompareReport reads them from $OUT/floor and prints echo_obj byte[100000] against each.
 FLOOR_BIN="$ROOT/bench/target/c/remora_fabric_pingpong"
 FLOOR=0; FLOORS=0
 if [[ " ${RUN[*]} " == *" fabric"* ]]; then
@@ -361,14 +362,19 @@ case "$PIN" in
     *) FLOOR_CPUS=(); JFLOOR_PIN=(); JFLOOR_SERVER=() ;;
 esac
 run_floor() { # run_floor ROUND
-    echo "round $1/$ROUNDS, fabric floors over shm: C, then Java with fresh arrays (64 B and 100000 B round trips)" >&2
+    echo "round $1/$ROUNDS, fabric floors over shm: C with fixed, then fresh buffers, then Java with fresh arrays" >&2
     if ((FLOOR)); then
         timeout --kill-after=5 120 "$FLOOR_BIN" -p shm -s 64,100000 -n 20000 -m block -S 20 "${FLOOR_CPUS[@]}" \
             >"$OUT/floor/floor-r$1.csv" 2>"$OUT/logs/floor-r$1.log" \
             || echo "compare.sh: the C floor failed in round $1 (see $OUT/logs/floor-r$1.log)" >&2
+        timeout --kill-after=5 120 "$FLOOR_BIN" -p shm -s 100000 -n 20000 -m block -S 20 -F "${FLOOR_CPUS[@]}" \
+            >"$OUT/floor/floor-r$1-fresh.csv" 2>"$OUT/logs/floor-r$1-fresh.log" \
+            || echo "compare.sh: the C floor with fresh buffers failed in round $1 (see $OUT/logs/floor-r$1-fresh.log)" >&2
     fi
+    # The Java floor runs FabricPingPong from the agent's jar without the agent, which would otherwise enable native
+    # access itself: the flag keeps JDK 22+'s restricted-method warning out of its log (JDK 17 accepts it too).
     # shellcheck disable=SC2086
-    timeout --kill-after=5 180 "${JFLOOR_PIN[@]}" "$JAVA" $JVM_OPTS -cp "$AGENT_JAR" \
+    timeout --kill-after=5 180 "${JFLOOR_PIN[@]}" "$JAVA" $JVM_OPTS --enable-native-access=ALL-UNNAMED -cp "$AGENT_JAR" \
         dev.remora.fabric.tools.FabricPingPong -p shm -s 64,100000 -n 20000 -m block -S 20 -f "${JFLOOR_SERVER[@]}" \
         >"$OUT/floor/floor-r$1-java.csv" 2>"$OUT/logs/floor-r$1-java.log" \
         || echo "compare.sh: the Java floor failed in round $1 (see $OUT/logs/floor-r$1-java.log)" >&2

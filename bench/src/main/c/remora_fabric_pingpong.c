@@ -8,7 +8,7 @@
  *
  * Command line:
  *   remora_fabric_pingpong [-p PROVIDER] [-s SIZE[,SIZE...]] [-n ITERS] [-w WARMUP] [-m busy|block]
- *                          [-S SPIN_US] [-B BUSY_POLLS] [-c CLIENT_CPU] [-C SERVER_CPU] [-H]
+ *                          [-S SPIN_US] [-B BUSY_POLLS] [-c CLIENT_CPU] [-C SERVER_CPU] [-F] [-H]
  *     -p  libfabric provider, e.g. shm (default), "tcp;ofi_rxm"
  *     -s  message sizes in bytes (default 64,100000)
  *     -n  measured round trips per size (default 20000), -w warm-up round trips (default 2000)
@@ -16,11 +16,16 @@
  *         for SPIN_US (default 50), then sleep on
  *         the CQ fd (fi_trywait + poll) where the provider has one (tcp), else nanosleep with backoff (shm)
  *     -c / -C  CPU for the client / server process (default: not pinned, printed as -1)
+ *     -F  fresh buffers: every message is received into the next buffer of a pool far larger than the last-level
+ *         cache (PP_POOL_BYTES, written once before timing), and the echo server answers from the buffer it received
+ *         into; the client sends from its one buffer. This is what an echo with Java's semantics does at best: each
+ *         array received is a new object in memory not touched lately, and the server returns that object. Nothing
+ *         is zeroed or copied, so no JVM can beat it. Reported as impl "c-fresh".
  *     -H  print the CSV header line first
  *
  * Output: one CSV line per size on stdout, header (with -H):
  *   impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s
- *   impl is "c"; median_us and p99_us are round-trip times; mb_per_s = size / (median_us / 2), i.e. the
+ *   impl is "c" ("c-fresh" with -F); median_us and p99_us are round-trip times; mb_per_s = size / (median_us / 2), i.e. the
  *   bandwidth each way (10^6 bytes per second). Errors go to stderr, exit status 1 (2 for usage).
  *
  * Build: make -C bench/src/main/c   (see the Makefile there; needs libfabric-dev)
@@ -69,6 +74,12 @@ struct pp_ctx {
     char *buf_tx, *buf_rx;
     size_t inject_size;
 };
+
+/* -F: receive buffers cycle through a pool of this size (8 times this machine's 32 MiB L3, so always cold) */
+#define PP_POOL_BYTES (256u << 20)
+static int pp_fresh = 0;
+static char *pp_pool;            /* -F: the pool, and how many max_size buffers it holds */
+static size_t pp_pool_slots, pp_pool_next, pp_pool_stride;
 
 static int pp_block = 0; /* 0 busy, 1 block (spin with sched_yield, then sleep) */
 static long pp_spin_ns = 50000;
@@ -209,10 +220,10 @@ static void pp_wait(struct pp_ctx *c, struct fid_cq *cq, int fd) {
     }
 }
 
-static void pp_send(struct pp_ctx *c, size_t size) {
+static void pp_send(struct pp_ctx *c, const char *buf, size_t size) {
     for (;;) {
-        ssize_t rc = size <= c->inject_size ? fi_tinject(c->ep, c->buf_tx, size, c->peer, 1)
-                                            : fi_tsend(c->ep, c->buf_tx, size, NULL, c->peer, 1, NULL);
+        ssize_t rc = size <= c->inject_size ? fi_tinject(c->ep, buf, size, c->peer, 1)
+                                            : fi_tsend(c->ep, buf, size, NULL, c->peer, 1, NULL);
         if (rc == 0) {
             break;
         }
@@ -227,8 +238,20 @@ static void pp_send(struct pp_ctx *c, size_t size) {
     }
 }
 
-static void pp_post_recv(struct pp_ctx *c, size_t size) {
-    PP_CHECK(fi_trecv(c->ep, c->buf_rx, size, NULL, FI_ADDR_UNSPEC, 1, 0, NULL));
+/* The buffer the next message goes into: the fixed one, or with -F the next of the pool. */
+static char *pp_rx_buffer(struct pp_ctx *c) {
+    return pp_fresh ? pp_pool + (pp_pool_next++ % pp_pool_slots) * pp_pool_stride : c->buf_rx;
+}
+
+static void pp_post_recv(struct pp_ctx *c, char *buf, size_t size) {
+    PP_CHECK(fi_trecv(c->ep, buf, size, NULL, FI_ADDR_UNSPEC, 1, 0, NULL));
+}
+
+/* -F: write the pool once, so that the timed run sees cold memory, not first-touch page faults. */
+static void pp_touch_pool(void) {
+    if (pp_fresh) {
+        memset(pp_pool, 'f', pp_pool_slots * pp_pool_stride);
+    }
 }
 
 static int pp_cmp(const void *a, const void *b) {
@@ -240,7 +263,7 @@ int main(int argc, char **argv) {
     const char *prov = "shm";
     size_t sizes[PP_MAX_SIZES] = {64, 100000};
     int nsizes = 2, iters = 20000, warmup = 2000, ccpu = -1, scpu = -1, header = 0, opt;
-    while ((opt = getopt(argc, argv, "p:s:n:w:m:S:B:c:C:H")) != -1) {
+    while ((opt = getopt(argc, argv, "p:s:n:w:m:S:B:c:C:FH")) != -1) {
         switch (opt) {
         case 'p': prov = optarg; break;
         case 's': {
@@ -257,10 +280,11 @@ int main(int argc, char **argv) {
         case 'B': pp_busy_polls = (unsigned) atoi(optarg); break;
         case 'c': ccpu = atoi(optarg); break;
         case 'C': scpu = atoi(optarg); break;
+        case 'F': pp_fresh = 1; break;
         case 'H': header = 1; break;
         default:
             fprintf(stderr, "usage: %s [-p provider] [-s size,...] [-n iters] [-w warmup] [-m busy|block] "
-                            "[-S spin_us] [-B busy_polls] [-c client_cpu] [-C server_cpu] [-H]\n", argv[0]);
+                            "[-S spin_us] [-B busy_polls] [-c client_cpu] [-C server_cpu] [-F] [-H]\n", argv[0]);
             return 2;
         }
     }
@@ -271,6 +295,15 @@ int main(int argc, char **argv) {
     size_t max_size = 1;
     for (int i = 0; i < nsizes; i++) {
         max_size = sizes[i] > max_size ? sizes[i] : max_size;
+    }
+    if (pp_fresh) { /* before the fork: each process gets its own copy of the (touched) pool */
+        pp_pool_stride = (max_size + 4095) & ~(size_t) 4095;
+        pp_pool_slots = PP_POOL_BYTES / pp_pool_stride > 2 ? PP_POOL_BYTES / pp_pool_stride : 2;
+        pp_pool = aligned_alloc(4096, pp_pool_slots * pp_pool_stride);
+        if (pp_pool == NULL) {
+            fprintf(stderr, "remora_fabric_pingpong: no memory for the -F pool\n");
+            return 1;
+        }
     }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
@@ -288,11 +321,13 @@ int main(int argc, char **argv) {
         pp_pin(scpu);
         pp_open(&c, prov, max_size);
         pp_exchange(&c, sv[1]);
+        pp_touch_pool();
         for (int s = 0; s < nsizes; s++) {
             for (int i = 0; i < warmup + iters; i++) {
-                pp_post_recv(&c, sizes[s]);
+                char *rx = pp_rx_buffer(&c);
+                pp_post_recv(&c, rx, sizes[s]);
                 pp_wait(&c, c.rxcq, c.rxfd);
-                pp_send(&c, sizes[s]);
+                pp_send(&c, pp_fresh ? rx : c.buf_tx, sizes[s]);
             }
         }
         char done;
@@ -305,6 +340,7 @@ int main(int argc, char **argv) {
     pp_pin(ccpu);
     pp_open(&c, prov, max_size);
     pp_exchange(&c, sv[0]);
+    pp_touch_pool();
     uint64_t *rtt = malloc(sizeof(uint64_t) * (size_t) iters);
     if (header) {
         printf("impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s\n");
@@ -312,8 +348,8 @@ int main(int argc, char **argv) {
     for (int s = 0; s < nsizes; s++) {
         for (int i = 0; i < warmup + iters; i++) {
             uint64_t t0 = pp_now_ns();
-            pp_post_recv(&c, sizes[s]);
-            pp_send(&c, sizes[s]);
+            pp_post_recv(&c, pp_rx_buffer(&c), sizes[s]);
+            pp_send(&c, c.buf_tx, sizes[s]);
             pp_wait(&c, c.rxcq, c.rxfd);
             if (i >= warmup) {
                 rtt[i - warmup] = pp_now_ns() - t0;
@@ -321,8 +357,8 @@ int main(int argc, char **argv) {
         }
         qsort(rtt, (size_t) iters, sizeof(uint64_t), pp_cmp);
         double med = rtt[iters / 2] / 1000.0, p99 = rtt[(size_t) ((iters - 1) * 0.99)] / 1000.0;
-        printf("c,%s,%s,%zu,%d,%d,%d,%.3f,%.3f,%.1f\n", prov, pp_block ? "block" : "busy", sizes[s], iters, ccpu,
-               scpu, med, p99, sizes[s] / (med / 2.0));
+        printf("%s,%s,%s,%zu,%d,%d,%d,%.3f,%.3f,%.1f\n", pp_fresh ? "c-fresh" : "c", prov,
+               pp_block ? "block" : "busy", sizes[s], iters, ccpu, scpu, med, p99, sizes[s] / (med / 2.0));
         fflush(stdout);
     }
     if (write(sv[0], "x", 1) != 1) {
@@ -331,6 +367,7 @@ int main(int argc, char **argv) {
     int status = 0;
     waitpid(child, &status, 0);
     free(rtt);
+    free(pp_pool);
     pp_close(&c);
     return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }

@@ -17,6 +17,9 @@ import java.util.Map;
  *
  * <ul>
  *   <li>C ({@code impl c}, {@code bench/src/main/c}): libfabric alone, the same two buffers every round trip.</li>
+ *   <li>C, fresh buffers ({@code impl c-fresh}, the same program with {@code -F}, 100000 B only): libfabric alone,
+ *       each message received into memory not touched lately and echoed from there, as a Java echo's new array is;
+ *       nothing zeroed or copied, so it bounds any implementation of Java's semantics from below.</li>
  *   <li>Java, fresh arrays ({@code impl java-fresh}, {@code FabricPingPong -f} on the compare's JVM options): the
  *       transport plus what Java semantics cost on each side, a new {@code byte[]} for every message received.
  *       An RMI echo of an array can go no faster.</li>
@@ -26,17 +29,18 @@ import java.util.Map;
  * apart in the same round, so in the same stretch of a VM whose memory speed changes for seconds at a time), the
  * median of those shares. Reads {@code DIR/floor/*.csv}: lines
  * {@code impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,...} as the C floor and FabricPingPong print
- * them, one file per round and floor ({@code floor-rN.csv}, {@code floor-rN-java.csv}).
+ * them, one file per round and floor ({@code floor-rN.csv}, {@code floor-rN-fresh.csv}, {@code floor-rN-java.csv}).
  */
 public final class FloorReport {
     static final int BIG = 100_000;
     static final int SMALL = 64;
-    private static final Map<String, String> NAMES = new LinkedHashMap<>();
+    /** A floor: its impl column, its row name, its short label in the echo lines. Report order. */
+    private record Floor(String impl, String name, String label) {}
 
-    static {
-        NAMES.put("c", "C, fixed buffers");
-        NAMES.put("java-fresh", "Java, fresh arrays");
-    }
+    private static final List<Floor> FLOORS = List.of(
+            new Floor("c", "C, fixed buffers", "C"),
+            new Floor("c-fresh", "C, fresh buffers", "C fresh"),
+            new Floor("java-fresh", "Java, fresh arrays", "Java"));
 
     /** One measured line: which floor, message size, median round trip of that run, its round (0: unknown). */
     public record Measure(String impl, int size, double medianUs, int round) {
@@ -75,7 +79,7 @@ public final class FloorReport {
 
     static Measure parse(String line, int round) {
         String[] f = line.split(",");
-        if (f.length < 8 || !NAMES.containsKey(f[0])) {
+        if (f.length < 8 || FLOORS.stream().noneMatch(x -> x.impl().equals(f[0]))) {
             return null;
         }
         try {
@@ -124,15 +128,15 @@ public final class FloorReport {
         sb.append("Fabric floors over shm (placement as the JVMs'; median over rounds)\n");
         sb.append(String.format(Locale.ROOT, "  %-22s %14s %16s %12s%n", "", "64 B round trip", "100000 B round trip",
                 "each way"));
-        Map<String, Double> big = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : NAMES.entrySet()) {
-            double small = floorUs(measures, e.getKey(), SMALL);
-            double b = floorUs(measures, e.getKey(), BIG);
+        Map<Floor, Double> big = new LinkedHashMap<>();
+        for (Floor f : FLOORS) {
+            double small = floorUs(measures, f.impl(), SMALL);
+            double b = floorUs(measures, f.impl(), BIG);
             if (Double.isNaN(small) && Double.isNaN(b)) {
                 continue;
             }
-            big.put(e.getKey(), b);
-            sb.append(String.format(Locale.ROOT, "  %-22s %12s us %16s us %12s%n", e.getValue(), fmt(small, 2),
+            big.put(f, b);
+            sb.append(String.format(Locale.ROOT, "  %-22s %12s us %16s us %12s%n", f.name(), fmt(small, 2),
                     fmt(b, 1), Double.isNaN(b) ? "-" : String.format(Locale.ROOT, "%.0f MB/s", BIG / (b / 2))));
         }
         StringBuilder echo = new StringBuilder();
@@ -144,11 +148,11 @@ public final class FloorReport {
             }
             echo.append(String.format(Locale.ROOT, "  %-14s %8.1f us", c, cell.medianUs()));
             StringBuilder same = new StringBuilder();
-            for (Map.Entry<String, Double> e : big.entrySet()) {
+            for (Map.Entry<Floor, Double> e : big.entrySet()) {
                 if (!Double.isNaN(e.getValue())) {
-                    String label = e.getKey().equals("c") ? "C" : "Java";
+                    String label = e.getKey().label();
                     echo.append(String.format(Locale.ROOT, "   %s %.0f%%", label, 100 * e.getValue() / cell.medianUs()));
-                    double share = sameRoundShare(measures, rows, e.getKey(), c);
+                    double share = sameRoundShare(measures, rows, e.getKey().impl(), c);
                     if (!Double.isNaN(share)) {
                         same.append(String.format(Locale.ROOT, "   %s %.0f%%", label, 100 * share));
                     }

@@ -24,7 +24,8 @@ class FloorReportTest {
         List<FloorReport.Measure> m = List.of(
                 new FloorReport.Measure("c", 64, 0.8), new FloorReport.Measure("c", 100_000, 24),
                 new FloorReport.Measure("c", 100_000, 26), new FloorReport.Measure("c", 100_000, 40),
-                new FloorReport.Measure("java-fresh", 100_000, 60), new FloorReport.Measure("java-fresh", 64, 1.2));
+                new FloorReport.Measure("java-fresh", 100_000, 60), new FloorReport.Measure("java-fresh", 64, 1.2),
+                new FloorReport.Measure("c-fresh", 100_000, 46));
         CompareReport r = CompareReport.of(List.of(echo("vanilla", 1, 400), echo("fabric+fast", 1, 80),
                 echo("fabric+fast", 2, 104), new ResultRow("socket+fast", 1, "ping", "-", 0, 10, 20, 20, 20, 0,
                         Double.NaN)), List.of("vanilla", "socket+fast", "fabric+fast"), "vanilla");
@@ -32,9 +33,10 @@ class FloorReportTest {
         assertEquals(26.0, FloorReport.floorUs(m, "c", 100_000), 1e-9); // median of 24, 26, 40
         assertTrue(t.contains("C, fixed buffers") && t.contains("26.0 us") && t.contains("7692 MB/s"), t);
         assertTrue(t.contains("Java, fresh arrays") && t.contains("60.0 us"), t);
-        // fabric+fast: median of 80 and 104 = 92 us; C 26/92 = 28 %, Java 60/92 = 65 %
-        assertTrue(t.contains("fabric+fast        92.0 us   C 28%   Java 65%"), t);
-        assertTrue(t.contains("vanilla           400.0 us   C 7%   Java 15%"), t);
+        assertTrue(t.contains("C, fresh buffers                  - us             46.0 us    4348 MB/s"), t);
+        // fabric+fast: median of 80 and 104 = 92 us; C 26/92 = 28 %, C fresh 46/92 = 50 %, Java 60/92 = 65 %
+        assertTrue(t.contains("fabric+fast        92.0 us   C 28%   C fresh 50%   Java 65%"), t);
+        assertTrue(t.contains("vanilla           400.0 us   C 7%   C fresh 12%   Java 15%"), t);
         assertTrue(!t.contains("socket+fast"), "a configuration without the echo row is not listed: " + t);
         assertEquals("", FloorReport.text(List.of(), r, List.of()));
     }
@@ -62,13 +64,15 @@ class FloorReportTest {
         Path floor = Files.createDirectories(dir.resolve("floor"));
         Files.writeString(floor.resolve("floor-r1.csv"), "c,shm,block,64,20000,1,0,0.742,1.0,86.3\n"
                 + "c,shm,block,100000,20000,1,0,27.687,50.1,7224.9\n");
+        Files.writeString(floor.resolve("floor-r2-fresh.csv"), "c-fresh,shm,block,100000,20000,1,0,35.5,80,5633.8\n");
         Files.writeString(floor.resolve("floor-r1-java.csv"), "impl,provider,mode,size,iters,client_cpu,server_cpu,"
                 + "median_us,p99_us,mb_per_s\njava-fresh,shm,block,100000,20000,1,0,66.705,143.1,2998.3\n"
                 + "java-fresh,shm,block,100000,20000,1,0,oops,,\nsomething else\n");
         List<FloorReport.Measure> m = FloorReport.read(floor);
         assertEquals(Set.of(new FloorReport.Measure("c", 64, 0.742, 1), new FloorReport.Measure("c", 100_000, 27.687, 1),
-                new FloorReport.Measure("java-fresh", 100_000, 66.705, 1)), Set.copyOf(m));
-        assertEquals(3, m.size());
+                new FloorReport.Measure("java-fresh", 100_000, 66.705, 1),
+                new FloorReport.Measure("c-fresh", 100_000, 35.5, 2)), Set.copyOf(m));
+        assertEquals(4, m.size());
         assertEquals(List.of(), FloorReport.read(dir.resolve("absent")));
     }
 
