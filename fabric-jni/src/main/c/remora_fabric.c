@@ -4,7 +4,11 @@
  * Waiting: a completion is awaited by polling the CQ busy_polls times, then for up to spin_ns calling sched_yield
  * between polls so that a peer sharing this CPU runs (two pure busy-pollers on one vCPU collapse to milliseconds per message), then sleeping:
  * on the CQ's fd where the provider offers FI_WAIT_FD (tcp;ofi_rxm), else with nanosleep doubling up to
- * max_sleep_ns (shm has no CQ wait objects in libfabric 1.17). An eventfd lets rf_wakeup cut a sleep short.
+ * max_sleep_ns (shm has no CQ wait objects in libfabric 1.17). An eventfd lets rf_wakeup cut a sleep short. Naps
+ * would cost an idle receiver CPU forever (about 1.5 % of a CPU per endpoint), so once the caller's peer has promised
+ * to ring before its next message (rf_sleep_deeply), a receiver that has spun and napped sleeps on that eventfd
+ * until rf_bell: the caller carries the promise and the bell over its own side channel (Remora: the link's TCP
+ * connection), because shm has none.
  *
  * Errors: every failure writes "fi_call: fi_strerror text (code)" into the caller's buffer and returns RF_ERROR;
  * nothing here aborts or prints.
@@ -175,8 +179,9 @@ struct rf_ep {
     struct fid_ep *ep;
     int txfd;                        /* CQ wait fds, -1 without FI_WAIT_FD */
     int rxfd;
-    int wakefd;                      /* eventfd written by rf_wakeup */
+    int wakefd;                      /* eventfd written by rf_wakeup and rf_bell */
     volatile int closing;
+    volatile int deep;               /* rf_sleep_deeply: the receiver may sleep on wakefd until rf_bell */
     int broken;                      /* after a failed send or a receive error: every call fails with broken_msg */
     char broken_msg[RF_ERR_LEN];
     rf_wait_policy wait;
@@ -212,6 +217,7 @@ typedef struct rf_waiter {
     uint64_t start;
     int64_t nap;
     unsigned polls;
+    int deep;                        /* the CQ was polled once more since deep sleep was allowed */
 } rf_waiter;
 
 static void rf_fail(char *err, const char *call, int rc) {
@@ -732,6 +738,23 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
         }
         return RF_OK;
     }
+    if (cq == ep->rxcq && ep->deep) {
+        if (!w->deep) {
+            /* one more poll of the CQ first: a message the peer posted before it promised the bell is there now */
+            w->deep = 1;
+            return RF_OK;
+        }
+        uint64_t cap = ep->wait.deep_sleep_ns > 0 ? (uint64_t) ep->wait.deep_sleep_ns : 100000000ull;
+        uint64_t d = cap < left ? cap : left;
+        struct pollfd p = {.fd = ep->wakefd, .events = POLLIN};
+        if (poll(&p, 1, (int) (d / 1000000ull) + 1) > 0) {
+            uint64_t count;
+            ssize_t rc = read(ep->wakefd, &count, sizeof(count)); /* drain: the bell (or rf_wakeup, seen above) */
+            (void) rc;
+            *w = (rf_waiter){0}; /* rung: spin again for the message that follows the bell */
+        }
+        return RF_OK;
+    }
     /* compare unsigned: with no deadline, left is near UINT64_MAX, negative as an int64_t (a negative nap made
      * nanosleep fail with EINVAL at once, so an idle receive spun at 100% of a CPU) */
     int64_t nap = (uint64_t) w->nap < left ? w->nap : (int64_t) left;
@@ -1029,9 +1052,7 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
                     ep->large_pending--;
                 }
             }
-            w.start = 0;
-            w.nap = 0;
-            w.polls = 0;
+            w = (rf_waiter){0};
             continue;
         }
         if (n != -FI_EAGAIN) {
@@ -1063,6 +1084,25 @@ void *rf_buffer(rf_ep *ep, int slot, size_t *capacity) {
     }
     *capacity = RF_EAGER;
     return ep->slots[slot & 1].buf;
+}
+
+int rf_waits_on_fd(rf_ep *ep) {
+    return ep->rxfd >= 0;
+}
+
+void rf_sleep_deeply(rf_ep *ep) {
+    ep->deep = 1;
+    __sync_synchronize();
+}
+
+void rf_bell(rf_ep *ep) {
+    ep->deep = 0;
+    __sync_synchronize();
+    if (ep->wakefd >= 0) {
+        uint64_t one = 1;
+        ssize_t rc = write(ep->wakefd, &one, sizeof(one));
+        (void) rc;
+    }
 }
 
 void rf_wakeup(rf_ep *ep) {

@@ -45,12 +45,14 @@ typedef struct rf_msg {
 } rf_msg;
 
 /* How a thread waits for a completion: busy_polls pure polls, then polls with sched_yield (if yield) until spin_ns,
- * then sleeps (CQ fd, or naps doubling up to max_sleep_ns). */
+ * then sleeps (CQ fd, or naps doubling up to max_sleep_ns). A receiver that rf_sleep_deeply allowed to sleeps on the
+ * endpoint's eventfd instead of napping, until rf_bell or for deep_sleep_ns at most (<= 0: 100 ms). */
 typedef struct rf_wait_policy {
     int64_t spin_ns;
     int64_t max_sleep_ns;
     int yield;
     int busy_polls;
+    int64_t deep_sleep_ns;
 } rf_wait_policy;
 
 /* Opens libfabric (dlopen, keeping the process's signal handlers); idempotent. Every other call does it first. */
@@ -86,6 +88,18 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err);
 
 /* The receive buffer of a slot and its capacity. */
 void *rf_buffer(rf_ep *ep, int slot, size_t *capacity);
+
+/* Whether waits sleep on a CQ fd (the provider has FI_WAIT_FD, e.g. tcp) rather than in naps (shm). */
+int rf_waits_on_fd(rf_ep *ep);
+
+/* Deep sleep, for providers without a wait fd, where napping costs CPU forever: the caller's peer has promised to
+ * ring (the caller's own side channel, then rf_bell) before its next message, so rf_recv, once it has spun and napped
+ * as usual, may sleep until the bell. Any thread; async-safe. */
+void rf_sleep_deeply(rf_ep *ep);
+
+/* The peer's bell: withdraws rf_sleep_deeply and wakes a receiver sleeping deeply, which then spins for the message
+ * that follows the bell. Any thread; async-safe. */
+void rf_bell(rf_ep *ep);
 
 /* Makes blocked and future rf_recv / rf_send calls return RF_CLOSED. Async-safe with respect to the others. */
 void rf_wakeup(rf_ep *ep);

@@ -84,11 +84,11 @@ static jlong rf_jni_open(JNIEnv *env, jclass cls, jstring provider) {
 }
 
 static void rf_jni_set_wait(JNIEnv *env, jclass cls, jlong handle, jlong spin_ns, jboolean yield, jlong max_sleep_ns,
-                         jint busy_polls) {
+                         jint busy_polls, jlong deep_sleep_ns) {
     (void) env;
     (void) cls;
     rf_wait_policy p = {.spin_ns = spin_ns, .max_sleep_ns = max_sleep_ns, .yield = yield ? 1 : 0,
-                        .busy_polls = busy_polls};
+                        .busy_polls = busy_polls, .deep_sleep_ns = deep_sleep_ns};
     rf_set_wait(rf_jni_ep(handle), &p);
 }
 
@@ -285,6 +285,24 @@ static jint rf_jni_eager_size(JNIEnv *env, jclass cls) {
     return RF_EAGER;
 }
 
+static jboolean rf_jni_waits_on_fd(JNIEnv *env, jclass cls, jlong handle) {
+    (void) env;
+    (void) cls;
+    return rf_waits_on_fd(rf_jni_ep(handle)) ? JNI_TRUE : JNI_FALSE;
+}
+
+static void rf_jni_sleep_deeply(JNIEnv *env, jclass cls, jlong handle) {
+    (void) env;
+    (void) cls;
+    rf_sleep_deeply(rf_jni_ep(handle));
+}
+
+static void rf_jni_bell(JNIEnv *env, jclass cls, jlong handle) {
+    (void) env;
+    (void) cls;
+    rf_bell(rf_jni_ep(handle));
+}
+
 static void rf_jni_wakeup(JNIEnv *env, jclass cls, jlong handle) {
     (void) env;
     (void) cls;
@@ -303,7 +321,10 @@ static const JNINativeMethod rf_jni_methods[] = {
     {"libfabricVersion", "()Ljava/lang/String;", (void *) rf_jni_libfabric_version},
     {"providers", "()Ljava/lang/String;", (void *) rf_jni_providers},
     {"open", "(Ljava/lang/String;)J", (void *) rf_jni_open},
-    {"setWait", "(JJZJI)V", (void *) rf_jni_set_wait},
+    {"setWait", "(JJZJIJ)V", (void *) rf_jni_set_wait},
+    {"waitsOnFd", "(J)Z", (void *) rf_jni_waits_on_fd},
+    {"sleepDeeply", "(J)V", (void *) rf_jni_sleep_deeply},
+    {"bell", "(J)V", (void *) rf_jni_bell},
     {"address", "(J)[B", (void *) rf_jni_address},
     {"providerName", "(J)Ljava/lang/String;", (void *) rf_jni_provider_name},
     {"injectSize", "(J)I", (void *) rf_jni_inject_size},

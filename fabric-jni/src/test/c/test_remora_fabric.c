@@ -3,7 +3,7 @@
  *
  * Two endpoints in one process over PROVIDER (default shm, argv[1] to override): an echo thread answers every
  * message; the main thread checks 64 B, 100 KB, a segmented 3 MB message, receive timeout (and the timer slack of
- * its naps), wakeup, an unknown provider's error text and close. Exit status 0 when all pass; each failure prints
+ * its naps), deep sleep until the bell, wakeup, an unknown provider's error text and close. Exit status 0 when all pass; each failure prints
  * one line.
  *
  * Over shm it first leaves files in /dev/shm under the names the provider gives this process's first endpoints, as a
@@ -128,6 +128,69 @@ static void naps_use_a_small_timer_slack(rf_ep *ep) {
     prctl(PR_SET_TIMERSLACK, 0, 0, 0, 0); /* 0: back to the default */
 }
 
+typedef struct recv_arg {
+    rf_ep *ep;
+    volatile int rc;                 /* -100 while rf_recv runs */
+    rf_msg msg;
+} recv_arg;
+
+static void *recv_main(void *p) {
+    recv_arg *r = p;
+    char err[RF_ERR_LEN];
+    r->rc = rf_recv(r->ep, 20000000000ll, &r->msg, err);
+    return NULL;
+}
+
+/* Whether r's rf_recv returned within ms milliseconds. */
+static int returns_within(recv_arg *r, int ms) {
+    for (int i = 0; i < ms && r->rc == -100; i++) {
+        usleep(1000);
+    }
+    return r->rc != -100;
+}
+
+/*
+ * A receiver allowed to sleep deeply (long deep_sleep_ns) does not see a message sent without the bell, however long
+ * it waits, and takes it at once when rung; the bell withdraws the permission, so the next idle wait naps again and a
+ * message without bell gets through. Only for providers without a wait fd (over tcp the CQ fd wakes the receiver).
+ */
+static void deep_sleep_until_the_bell(rf_ep *a, rf_ep *b, int64_t peer_a) {
+    if (rf_waits_on_fd(a)) {
+        return;
+    }
+    char err[RF_ERR_LEN];
+    /* shm's first message to a peer needs the receiver's progress (it maps the sender): not while it sleeps */
+    recv_arg r = {.ep = a, .rc = -100};
+    pthread_t t;
+    pthread_create(&t, NULL, recv_main, &r);
+    CHECK(rf_send(b, peer_a, "hi", 2, 1000000000ll, err) == RF_OK, "first send to a: %s", err);
+    pthread_join(t, NULL);
+    CHECK(r.rc == RF_OK, "first receive on a: rc %d", r.rc);
+    rf_wait_policy deep = {.spin_ns = 20000, .max_sleep_ns = 200000, .yield = 1, .busy_polls = 20,
+                           .deep_sleep_ns = 30000000000ll};
+    rf_set_wait(a, &deep);
+    rf_sleep_deeply(a);
+    r.rc = -100;
+    pthread_create(&t, NULL, recv_main, &r);
+    usleep(100000); /* spun, napped, now asleep on the eventfd */
+    CHECK(rf_send(b, peer_a, "deep", 4, 1000000000ll, err) == RF_OK, "send to the deep sleeper: %s", err);
+    CHECK(!returns_within(&r, 300), "a deep sleeper took a message without the bell (rc %d)", r.rc);
+    rf_bell(a);
+    CHECK(returns_within(&r, 5000), "the bell did not wake the deep sleeper within 5 s");
+    pthread_join(t, NULL);
+    CHECK(r.rc == RF_OK && r.msg.length == 4, "deep sleeper: rc %d, length %lld", r.rc, (long long) r.msg.length);
+
+    r.rc = -100; /* the bell withdrew deep sleep: an idle receiver naps again, and a plain message gets through */
+    pthread_create(&t, NULL, recv_main, &r);
+    usleep(100000);
+    CHECK(rf_send(b, peer_a, "nap", 3, 1000000000ll, err) == RF_OK, "send to the napper: %s", err);
+    CHECK(returns_within(&r, 5000), "after the bell, a receiver still slept deeply");
+    pthread_join(t, NULL);
+    CHECK(r.rc == RF_OK && r.msg.length == 3, "napper: rc %d, length %lld", r.rc, (long long) r.msg.length);
+    rf_wait_policy plain = {.spin_ns = 20000, .max_sleep_ns = 200000, .yield = 1, .busy_polls = 20};
+    rf_set_wait(a, &plain);
+}
+
 typedef struct echo_arg {
     rf_ep *ep;
     int rc;
@@ -234,6 +297,7 @@ int main(int argc, char **argv) {
     rf_msg msg;
     CHECK(rf_recv(a, 1000000, &msg, err) == RF_TIMEOUT, "recv without a message did not time out");
     naps_use_a_small_timer_slack(a);
+    deep_sleep_until_the_bell(a, b, peer_a);
 
     echo_arg echo = {.ep = b};
     pthread_t t;

@@ -137,6 +137,7 @@ public final class Installer {
                 .nativeEnabled(config.flag(Property.NATIVE))
                 .fabricProvider(config.get(Property.FABRIC_PROVIDER))
                 .fabricSpinNanos(config.integer(Property.FABRIC_SPIN))
+                .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))
                         ? dev.remora.rmi.RouterOptions.Serializer.JDK : dev.remora.rmi.RouterOptions.Serializer.FAST)

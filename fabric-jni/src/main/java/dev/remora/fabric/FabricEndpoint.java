@@ -27,7 +27,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code sched_yield} for {@link FabricOptions#spinNanos()} (peers sharing one CPU keep running), then sleeps:
  * on the queue's fd where the provider has one (tcp), else with doubling naps up to
  * {@link FabricOptions#maxSleepNanos()} (shm has no wait objects in libfabric 1.17), each with a timer slack of an
- * eighth of the nap instead of Linux's 50 us default (the thread's own slack is restored after).
+ * eighth of the nap instead of Linux's 50 us default (the thread's own slack is restored after). Naps cost an idle
+ * receiver CPU forever, so a caller whose peer promises to ring before its next message (over the caller's own
+ * channel) lets the receiver sleep until then: {@link #sleepDeeply()}, {@link #bell()}.
  *
  * <p>Threading: {@link #send} may be called from any thread (sends are serialised by an internal lock; a send
  * returns when the buffer may be reused, i.e. the message is delivered or buffered by the provider).
@@ -62,6 +64,8 @@ public final class FabricEndpoint implements Closeable {
     private ByteBuffer current;
     private long currentSource = -1;
     private volatile boolean freed;
+    private final boolean waitsOnFd;
+    private final Object control = new Object(); // sleepDeeply and bell against close: never on a freed handle
 
     private FabricEndpoint(long handle, FabricOptions options) {
         this.handle = handle;
@@ -70,7 +74,8 @@ public final class FabricEndpoint implements Closeable {
         this.address = FabricNative.address(handle);
         this.injectSize = FabricNative.injectSize(handle);
         FabricNative.setWait(handle, options.spinNanos(), options.yield(), options.maxSleepNanos(),
-                options.busyPolls());
+                options.busyPolls(), options.deepSleepNanos());
+        this.waitsOnFd = FabricNative.waitsOnFd(handle);
         views[0] = FabricNative.buffer(handle, 0).order(options.receiveOrder());
         views[1] = FabricNative.buffer(handle, 1).order(options.receiveOrder());
     }
@@ -280,6 +285,41 @@ public final class FabricEndpoint implements Closeable {
         return currentSource;
     }
 
+    /**
+     * Whether a waiting receive sleeps on the provider's completion-queue fd (tcp), which costs nothing while idle,
+     * rather than in naps (shm), which cost about 1.5 % of a CPU per idle receiver: only the latter need
+     * {@link #sleepDeeply()}.
+     */
+    public boolean waitsOnFd() {
+        return waitsOnFd;
+    }
+
+    /**
+     * Lets {@link #receive} sleep on an eventfd, once it has spun and napped as usual, until {@link #bell()} (or
+     * {@link FabricOptions#deepSleepNanos()}) instead of napping on. Call it only when the peer has promised to ring
+     * before its next message: a message sent without the bell waits for the end of the sleep. Any thread; does
+     * nothing once closed.
+     */
+    public void sleepDeeply() {
+        synchronized (control) {
+            if (!freed) {
+                FabricNative.sleepDeeply(handle);
+            }
+        }
+    }
+
+    /**
+     * The peer's bell: withdraws {@link #sleepDeeply()} and wakes a receive sleeping deeply, which then polls for the
+     * message that follows the bell. Any thread; does nothing once closed.
+     */
+    public void bell() {
+        synchronized (control) {
+            if (!freed) {
+                FabricNative.bell(handle);
+            }
+        }
+    }
+
     public boolean isOpen() {
         return !closed.get();
     }
@@ -297,7 +337,9 @@ public final class FabricEndpoint implements Closeable {
         sendLock.lock();
         receiveLock.lock();
         try {
-            freed = true;
+            synchronized (control) {
+                freed = true;
+            }
             current = null;
             views[0] = views[1] = views[2] = null;
             FabricNative.close(handle);

@@ -31,7 +31,14 @@ final class FabricNative {
 
     static native long open(String provider) throws IOException;
 
-    static native void setWait(long ep, long spinNanos, boolean yield, long maxSleepNanos, int busyPolls);
+    static native void setWait(long ep, long spinNanos, boolean yield, long maxSleepNanos, int busyPolls,
+            long deepSleepNanos);
+
+    static native boolean waitsOnFd(long ep);
+
+    static native void sleepDeeply(long ep);
+
+    static native void bell(long ep);
 
     static native byte[] address(long ep);
 

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  */
 public final class FabricOptions {
     private static final FabricOptions DEFAULTS =
-            new FabricOptions(50_000L, true, 1_000_000L, 30_000_000_000L, ByteOrder.BIG_ENDIAN, 50);
+            new FabricOptions(50_000L, true, 1_000_000L, 30_000_000_000L, ByteOrder.BIG_ENDIAN, 50, 100_000_000L);
 
     private final long spinNanos;
     private final boolean yield;
@@ -16,15 +16,18 @@ public final class FabricOptions {
     private final long sendTimeoutNanos;
     private final ByteOrder receiveOrder;
     private final int busyPolls;
+    private final long deepSleepNanos;
 
     private FabricOptions(long spinNanos, boolean yield, long maxSleepNanos, long sendTimeoutNanos,
-            ByteOrder receiveOrder, int busyPolls) {
+            ByteOrder receiveOrder, int busyPolls, long deepSleepNanos) {
         if (spinNanos < 0 || maxSleepNanos < 1_000 || sendTimeoutNanos <= 0 || receiveOrder == null
-                || busyPolls < 0) {
+                || busyPolls < 0 || deepSleepNanos < 1_000_000) {
             throw new IllegalArgumentException("spinNanos >= 0, maxSleepNanos >= 1000, sendTimeoutNanos > 0, "
-                    + "busyPolls >= 0 and a byte order are required, got " + spinNanos + ", " + maxSleepNanos + ", "
-                    + sendTimeoutNanos + ", " + busyPolls + ", " + receiveOrder);
+                    + "busyPolls >= 0, deepSleepNanos >= 1000000 and a byte order are required, got " + spinNanos
+                    + ", " + maxSleepNanos + ", " + sendTimeoutNanos + ", " + busyPolls + ", " + deepSleepNanos + ", "
+                    + receiveOrder);
         }
+        this.deepSleepNanos = deepSleepNanos;
         this.busyPolls = busyPolls;
         this.spinNanos = spinNanos;
         this.yield = yield;
@@ -34,8 +37,8 @@ public final class FabricOptions {
     }
 
     /**
-     * 50 pure polls, then polls with sched_yield up to 50 us, then naps up to 1 ms; send timeout 30 s; big-endian
-     * received buffers.
+     * 50 pure polls, then polls with sched_yield up to 50 us, then naps up to 1 ms; deep sleeps of at most 100 ms;
+     * send timeout 30 s; big-endian received buffers.
      */
     public static FabricOptions defaults() {
         return DEFAULTS;
@@ -65,6 +68,14 @@ public final class FabricOptions {
         return maxSleepNanos;
     }
 
+    /**
+     * The longest deep sleep of a receive that {@link FabricEndpoint#sleepDeeply()} allowed: a safety net, the
+     * peer's bell ends it long before (at most 10 wake-ups a second by default).
+     */
+    public long deepSleepNanos() {
+        return deepSleepNanos;
+    }
+
     /** How long a send may wait for a peer that does not take its message before it fails. */
     public long sendTimeoutNanos() {
         return sendTimeoutNanos;
@@ -76,33 +87,40 @@ public final class FabricOptions {
     }
 
     public FabricOptions withBusyPolls(int value) {
-        return new FabricOptions(spinNanos, yield, maxSleepNanos, sendTimeoutNanos, receiveOrder, value);
+        return new FabricOptions(spinNanos, yield, maxSleepNanos, sendTimeoutNanos,
+                receiveOrder, value, deepSleepNanos);
     }
 
     public FabricOptions withSpinNanos(long value) {
-        return new FabricOptions(value, yield, maxSleepNanos, sendTimeoutNanos, receiveOrder, busyPolls);
+        return new FabricOptions(value, yield, maxSleepNanos, sendTimeoutNanos,
+                receiveOrder, busyPolls, deepSleepNanos);
     }
 
     public FabricOptions withYield(boolean value) {
-        return new FabricOptions(spinNanos, value, maxSleepNanos, sendTimeoutNanos, receiveOrder, busyPolls);
+        return new FabricOptions(spinNanos, value, maxSleepNanos, sendTimeoutNanos,
+                receiveOrder, busyPolls, deepSleepNanos);
     }
 
     public FabricOptions withMaxSleepNanos(long value) {
-        return new FabricOptions(spinNanos, yield, value, sendTimeoutNanos, receiveOrder, busyPolls);
+        return new FabricOptions(spinNanos, yield, value, sendTimeoutNanos, receiveOrder, busyPolls, deepSleepNanos);
     }
 
     public FabricOptions withSendTimeoutNanos(long value) {
-        return new FabricOptions(spinNanos, yield, maxSleepNanos, value, receiveOrder, busyPolls);
+        return new FabricOptions(spinNanos, yield, maxSleepNanos, value, receiveOrder, busyPolls, deepSleepNanos);
+    }
+
+    public FabricOptions withDeepSleepNanos(long value) {
+        return new FabricOptions(spinNanos, yield, maxSleepNanos, sendTimeoutNanos, receiveOrder, busyPolls, value);
     }
 
     public FabricOptions withReceiveOrder(ByteOrder value) {
-        return new FabricOptions(spinNanos, yield, maxSleepNanos, sendTimeoutNanos, value, busyPolls);
+        return new FabricOptions(spinNanos, yield, maxSleepNanos, sendTimeoutNanos, value, busyPolls, deepSleepNanos);
     }
 
     @Override
     public String toString() {
         return "FabricOptions[spinNanos=" + spinNanos + ", yield=" + yield + ", maxSleepNanos=" + maxSleepNanos
                 + ", sendTimeoutNanos=" + sendTimeoutNanos + ", receiveOrder=" + receiveOrder + ", busyPolls=" + busyPolls
-                + "]";
+                + ", deepSleepNanos=" + deepSleepNanos + "]";
     }
 }

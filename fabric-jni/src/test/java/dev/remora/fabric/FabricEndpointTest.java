@@ -338,6 +338,32 @@ class FabricEndpointTest {
         assertFalse(ep.isOpen());
     }
 
+    /** Close cuts a deep sleep short too (its safety net here is 30 s); bells and promises after close do nothing. */
+    @Test
+    void closeWakesADeepSleeperAndLaterBellsAreHarmless() throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        FabricEndpoint ep = FabricEndpoint.open("shm", FAST.withDeepSleepNanos(30_000_000_000L));
+        assertFalse(ep.waitsOnFd(), "shm has no CQ wait fd in libfabric 1.17");
+        ep.sleepDeeply();
+        CompletableFuture<Throwable> blocked = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                ep.receive(-1);
+                blocked.complete(null);
+            } catch (Throwable e) {
+                blocked.complete(e);
+            }
+        });
+        t.start();
+        Thread.sleep(200); // spun, napped, asleep on the eventfd
+        assertFalse(blocked.isDone());
+        ep.close();
+        assertInstanceOf(AsynchronousCloseException.class, blocked.get(5, TimeUnit.SECONDS));
+        ep.bell();
+        ep.sleepDeeply();
+        assertFalse(ep.isOpen());
+    }
+
     @Test
     void closingTheServerEndsItsEchoThread() throws Exception {
         FabricTestSupport.assumeProvider("shm");

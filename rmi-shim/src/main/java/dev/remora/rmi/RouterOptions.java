@@ -33,6 +33,7 @@ public final class RouterOptions {
     boolean nativeEnabled = true;
     String fabricProvider = "auto";
     long fabricSpinNanos = -1;
+    long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
@@ -121,6 +122,15 @@ public final class RouterOptions {
     /** remora.fabric.spin: nanoseconds a fabric receiver polls before it sleeps; negative = the fabric default. */
     public RouterOptions fabricSpinNanos(long nanos) {
         fabricSpinNanos = nanos;
+        return this;
+    }
+
+    /**
+     * remora.fabric.sleep: nanoseconds a fabric receiver without a wait fd (shm) waits idle before it asks its peer to
+     * ring before the next frame and sleeps until then; 0 = never (it naps on, costing CPU while idle).
+     */
+    public RouterOptions fabricSleepNanos(long nanos) {
+        fabricSleepNanos = nanos;
         return this;
     }
 

@@ -27,6 +27,10 @@ public enum Property {
     FABRIC_SPIN("remora.fabric.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver polls (yielding the CPU) before it sleeps: on the completion queue's fd"
                     + " where the provider has one (tcp), else in naps up to 1 ms (shm)."),
+    FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
+            "Nanoseconds a fabric receiver naps idle (shm, which has no wait fd) before it asks its peer, on the"
+                    + " link's TCP connection, to ring before the next frame, and sleeps until then: an idle link costs"
+                    + " no CPU. 0 = nap on (up to 1 ms, about 1.5 % of a CPU per idle link)."),
     SOCKET_SPIN("remora.socket.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a socket receiver polls for bytes (yielding the CPU) before it blocks in read; 0 = block at"
                     + " once, as JRMP does."),

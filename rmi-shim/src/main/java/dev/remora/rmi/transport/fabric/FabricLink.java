@@ -32,26 +32,53 @@ import java.util.concurrent.TimeUnit;
  * {@link EOFException}, so pending calls fail at once as on the socket link. {@link #stillOpen()} just reads the
  * watcher's verdict. {@link #close()} closes the socket (the peer's watcher sees it) and frees the endpoint.
  *
+ * <p>Idle receivers (providers without a wait fd: shm). A receiver that waits on in naps costs about 1.5 % of a CPU
+ * for as long as the link is idle. So once a receive has waited {@code sleepNanos} without a frame, the link asks
+ * the peer, on the liveness connection, to ring before its next frame ({@link #SLEEP}); the peer's watcher notes it
+ * and promises ({@link #PROMISE}) under the peer's bell lock, the lock its senders hold from checking for a sleeper
+ * to posting their frame; on the promise this side's endpoint may sleep until the bell
+ * ({@link FabricEndpoint#sleepDeeply()}). The peer's next send first rings ({@link #RING}): this side's watcher
+ * wakes the receiver, which spins for the frame that follows. A frame posted before the promise is found by the one
+ * more poll the endpoint makes before it sleeps; a lost bell would only delay a frame to the end of the endpoint's
+ * deep sleep (100 ms). The liveness connection otherwise stays silent; any other byte on it closes the link.
+ *
  * <p>A known edge: a frame the peer sent just before closing its socket may be lost if the watcher closes this
  * endpoint before the receiver took it (the peer is gone either way, and no caller waits on such a frame except a
  * one-way call, which JRMP does not promise either).
  */
 public final class FabricLink implements Link {
+    /** On the liveness connection: "I am idle: ring before your next frame". */
+    static final int SLEEP = 'S';
+    /** The answer to {@link #SLEEP}: "I will ring". */
+    static final int PROMISE = 'P';
+    /** "A frame follows": sent before the first frame after a {@link #SLEEP}. */
+    static final int RING = 'R';
+
     private final Socket socket;
     private final FabricEndpoint endpoint;
     private final long peerHandle;
     private final int maxFrame;
     private final String peer;
     private final RouterListener listener;
+    private final long sleepNanos;
+    private final boolean bells;
+    private final Object bellLock = new Object(); // held from checking for a sleeping peer to posting the frame
+    private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
+    private volatile boolean sleepAsked; // this side asked the peer to ring and was not rung since
     private volatile boolean open = true;
     private volatile boolean peerClosed;
 
     /**
      * @param socket the negotiated connection, past every handshake; kept open as the liveness signal
      * @param endpoint an endpoint that has inserted the peer as {@code peerHandle}; owned by the link from now on
+     * @param sleepNanos how long a receive waits idle before it asks the peer to ring and sleeps until then; 0: never
+     *     (on providers with a wait fd, tcp, it never does: the fd costs nothing)
      */
-    public FabricLink(Socket socket, FabricEndpoint endpoint, long peerHandle, int maxFrame, RouterListener listener) {
+    public FabricLink(Socket socket, FabricEndpoint endpoint, long peerHandle, int maxFrame, long sleepNanos,
+            RouterListener listener) {
         this.socket = socket;
+        this.sleepNanos = sleepNanos;
+        this.bells = sleepNanos > 0 && !endpoint.waitsOnFd();
         this.endpoint = endpoint;
         this.peerHandle = peerHandle;
         this.maxFrame = maxFrame;
@@ -70,10 +97,24 @@ public final class FabricLink implements Link {
 
     private void watch(InputStream in) {
         try {
-            int b = in.read();
-            if (b >= 0 && open) {
-                listener.note("fabric-liveness:" + peer, "the peer " + peer + " wrote on the fabric link's"
-                        + " liveness connection, which must stay silent; link closed");
+            for (int b = in.read(); b >= 0; b = in.read()) {
+                if (b == SLEEP) {
+                    synchronized (bellLock) { // no frame is between its check for a sleeper and its post now
+                        peerSleeps = true;
+                        control(PROMISE);
+                    }
+                } else if (b == PROMISE) {
+                    endpoint.sleepDeeply();
+                } else if (b == RING) {
+                    sleepAsked = false;
+                    endpoint.bell();
+                } else {
+                    if (open) {
+                        listener.note("fabric-liveness:" + peer, "the peer " + peer + " wrote byte " + b + " on the"
+                                + " fabric link's liveness connection, which carries only bells; link closed");
+                    }
+                    break;
+                }
             }
         } catch (IOException e) {
             // reset or closed: the peer is gone either way
@@ -89,8 +130,31 @@ public final class FabricLink implements Link {
         return endpoint.provider();
     }
 
+    /** One byte on the liveness connection; writers of whole bytes need no lock of their own. */
+    private void control(int b) throws IOException {
+        socket.getOutputStream().write(b);
+    }
+
     @Override
     public void send(FrameBuffer frame) throws IOException {
+        if (!bells) {
+            post(frame);
+            return;
+        }
+        synchronized (bellLock) {
+            if (peerSleeps) {
+                peerSleeps = false;
+                try {
+                    control(RING);
+                } catch (IOException e) {
+                    throw closed(e);
+                }
+            }
+            post(frame);
+        }
+    }
+
+    private void post(FrameBuffer frame) throws IOException {
         try {
             if (frame.tailLength() > 0) {
                 sendWithTail(frame);
@@ -129,7 +193,22 @@ public final class FabricLink implements Link {
     public FrameBuffer receive(Sink sink, int timeoutMillis) throws IOException {
         int n;
         try {
-            n = endpoint.receive(timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis));
+            long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+            if (bells && !sleepAsked && (timeout < 0 || timeout > sleepNanos)) {
+                long start = System.nanoTime();
+                n = endpoint.receive(sleepNanos);
+                if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
+                    sleepAsked = true;
+                    try {
+                        control(SLEEP);
+                    } catch (IOException e) {
+                        throw closed(e);
+                    }
+                    n = endpoint.receive(timeout < 0 ? -1 : Math.max(0, timeout - (System.nanoTime() - start)));
+                }
+            } else {
+                n = endpoint.receive(timeout);
+            }
         } catch (ClosedChannelException e) {
             throw closed(e);
         } catch (IOException e) {

@@ -58,6 +58,7 @@ public final class FabricTechnology implements Technology {
         final boolean nativeEnabled;
         final String provider;
         final long spinNanos;
+        final long sleepNanos;
         final int maxFrame;
         final int handshakeTimeoutMillis;
         final RouterListener listener;
@@ -67,12 +68,14 @@ public final class FabricTechnology implements Technology {
          * @param nativeEnabled remora.native: false = unavailable without loading anything
          * @param provider remora.fabric.provider: "auto" or a provider
          * @param spinNanos remora.fabric.spin; negative = the fabric module's default
+         * @param sleepNanos remora.fabric.sleep: idle time before a receiver asks its peer to ring and sleeps; 0 never
          * @param maxFrame largest frame accepted from a peer
          * @param handshakeTimeoutMillis how long each handshake read may wait
          * @param listener where fallbacks and debug lines go
          */
-        public Settings(boolean requested, boolean nativeEnabled, String provider, long spinNanos, int maxFrame,
-                int handshakeTimeoutMillis, RouterListener listener) {
+        public Settings(boolean requested, boolean nativeEnabled, String provider, long spinNanos, long sleepNanos,
+                int maxFrame, int handshakeTimeoutMillis, RouterListener listener) {
+            this.sleepNanos = sleepNanos;
             this.requested = requested;
             this.nativeEnabled = nativeEnabled;
             this.provider = provider == null || provider.isBlank() ? "auto" : provider.trim();
@@ -88,10 +91,14 @@ public final class FabricTechnology implements Technology {
      *     (the socket technology)
      */
     public FabricTechnology(Settings settings, Technology fallback) {
+        this(settings, fallback, FabricOptions.defaults());
+    }
+
+    /** As above, with the endpoints' options other than the spin (tests: e.g. a long deep sleep). */
+    FabricTechnology(Settings settings, Technology fallback, FabricOptions options) {
         this.settings = settings;
         this.fallback = fallback;
-        FabricOptions o = FabricOptions.defaults();
-        this.fabricOptions = settings.spinNanos >= 0 ? o.withSpinNanos(settings.spinNanos) : o;
+        this.fabricOptions = settings.spinNanos >= 0 ? options.withSpinNanos(settings.spinNanos) : options;
     }
 
     @Override
@@ -209,7 +216,7 @@ public final class FabricTechnology implements Technology {
                 fellBack(socket, "the server " + in.readUTF());
                 return null;
             }
-            return new FabricLink(socket, ep, peer, settings.maxFrame, settings.listener);
+            return new FabricLink(socket, ep, peer, settings.maxFrame, settings.sleepNanos, settings.listener);
         } catch (IOException | RuntimeException e) {
             ep.close();
             throw e;
@@ -276,7 +283,7 @@ public final class FabricTechnology implements Technology {
             }
             out.writeByte(OK);
             out.flush();
-            return new FabricLink(socket, ep, peer, settings.maxFrame, settings.listener);
+            return new FabricLink(socket, ep, peer, settings.maxFrame, settings.sleepNanos, settings.listener);
         } catch (IOException | RuntimeException e) {
             ep.close();
             throw e;

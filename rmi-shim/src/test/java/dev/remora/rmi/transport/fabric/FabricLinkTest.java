@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.remora.fabric.Fabric;
+import dev.remora.fabric.FabricOptions;
 import dev.remora.rmi.RouterListener;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
@@ -87,12 +88,15 @@ class FabricLinkTest {
     }
 
     private FabricTechnology technology(String provider) {
-        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, MAX, 5000, listener),
-                new SocketTechnology(MAX, 0));
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, 1_000_000, MAX, 5000,
+                listener), new SocketTechnology(MAX, 0));
     }
 
     private void open(String provider) throws Exception {
-        FabricTechnology t = technology(provider);
+        open(technology(provider));
+    }
+
+    private void open(FabricTechnology t) throws Exception {
         assertTrue(t.available());
         Future<Link> s = pool.submit(() -> t.open(b, false));
         client = t.open(a, true);
@@ -240,6 +244,39 @@ class FabricLinkTest {
         assertThrows(EOFException.class, () -> server.send(frame(Frame.REPLY, 1, 8)));
     }
 
+    /**
+     * Idle links cost no CPU: a receiver idle for longer than remora.fabric.sleep (here 1 ms) asks its peer to ring
+     * and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that arrive in time, in both
+     * directions and after repeated idle stretches, came by the bell.
+     */
+    @Test
+    void anIdleReceiverSleepsUntilThePeerRings() throws Exception {
+        open(new FabricTechnology(new FabricTechnology.Settings(true, true, "shm", -1, 1_000_000, MAX, 5000,
+                listener), new SocketTechnology(MAX, 0), FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L)));
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        for (int round = 0; round < 3; round++) {
+            Link tx = round % 2 == 0 ? client : server;
+            Link rx = round % 2 == 0 ? server : client;
+            java.util.concurrent.CompletableFuture<Long> receiver = new java.util.concurrent.CompletableFuture<>();
+            Future<FrameBuffer> got = pool.submit(() -> {
+                receiver.complete(Thread.currentThread().getId());
+                return rx.receive((k, id, len) -> new FrameBuffer(16), 0);
+            });
+            long tid = receiver.get(5, TimeUnit.SECONDS);
+            Thread.sleep(200); // the receiver asks for a ring and is promised one
+            long idleStart = mx.getThreadCpuTime(tid);
+            Thread.sleep(1000);
+            long idleCpu = mx.getThreadCpuTime(tid) - idleStart;
+            assertFalse(got.isDone());
+            tx.send(frame(Frame.CALL, round, 100));
+            FrameBuffer f = got.get(10, TimeUnit.SECONDS); // the 30 s deep sleep ended at once: the bell
+            assertEquals(round, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+            // napping up to 1 ms costs about 15 ms of CPU a second; asleep on the eventfd, next to nothing
+            assertTrue(idleCpu < 5_000_000, "an idle receiver used " + idleCpu / 1000 + " us of CPU in 1 s");
+        }
+        assertTrue(notes.isEmpty(), notes.toString());
+    }
+
     @Test
     void malformedFrameClosesTheLink() throws Exception {
         open("auto");
@@ -269,7 +306,7 @@ class FabricLinkTest {
 
     @Test
     void nativeDisabledIsUnavailableWithoutFailing() {
-        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, MAX, 5000,
+        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, 1_000_000, MAX, 5000,
                 listener), new SocketTechnology(MAX, 0));
         assertFalse(t.available());
         assertEquals(1, notes.size(), notes.toString());
