@@ -135,12 +135,9 @@ public final class FabricLink implements Link {
         socket.getOutputStream().write(b);
     }
 
+    /** Rings first when the peer asked for it, whether or not this side ever sleeps (remora.fabric.sleep=0). */
     @Override
     public void send(FrameBuffer frame) throws IOException {
-        if (!bells) {
-            post(frame);
-            return;
-        }
         synchronized (bellLock) {
             if (peerSleeps) {
                 peerSleeps = false;

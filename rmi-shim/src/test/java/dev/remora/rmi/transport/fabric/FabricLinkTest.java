@@ -97,9 +97,13 @@ class FabricLinkTest {
     }
 
     private void open(FabricTechnology t) throws Exception {
-        assertTrue(t.available());
-        Future<Link> s = pool.submit(() -> t.open(b, false));
-        client = t.open(a, true);
+        open(t, t);
+    }
+
+    private void open(FabricTechnology clientSide, FabricTechnology serverSide) throws Exception {
+        assertTrue(clientSide.available());
+        Future<Link> s = pool.submit(() -> serverSide.open(b, false));
+        client = clientSide.open(a, true);
         server = s.get(10, TimeUnit.SECONDS);
     }
 
@@ -251,10 +255,27 @@ class FabricLinkTest {
      */
     @Test
     void anIdleReceiverSleepsUntilThePeerRings() throws Exception {
-        open(new FabricTechnology(new FabricTechnology.Settings(true, true, "shm", -1, 1_000_000, MAX, 5000,
-                listener), new SocketTechnology(MAX, 0), FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L)));
+        open(sleeping(1_000_000));
+        idleThenSend(3);
+    }
+
+    /** A peer that never sleeps itself (remora.fabric.sleep=0) still rings for one that does. */
+    @Test
+    void aPeerThatNeverSleepsStillRings() throws Exception {
+        open(sleeping(0), sleeping(1_000_000));
+        idleThenSend(1); // round 0: the client (sleep 0) sends to the idle server
+    }
+
+    /** The technology with the given remora.fabric.sleep and a 30 s safety net on deep sleeps. */
+    private FabricTechnology sleeping(long sleepNanos) {
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, "shm", -1, sleepNanos, MAX, 5000,
+                listener), new SocketTechnology(MAX, 0), FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L));
+    }
+
+    /** Rounds of: a receive idle for 1.2 s, then a frame; even rounds client to server, odd ones back. */
+    private void idleThenSend(int rounds) throws Exception {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        for (int round = 0; round < 3; round++) {
+        for (int round = 0; round < rounds; round++) {
             Link tx = round % 2 == 0 ? client : server;
             Link rx = round % 2 == 0 ? server : client;
             java.util.concurrent.CompletableFuture<Long> receiver = new java.util.concurrent.CompletableFuture<>();
