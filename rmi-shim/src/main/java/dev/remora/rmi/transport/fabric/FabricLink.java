@@ -89,6 +89,9 @@ public final class FabricLink implements Link {
     /** Starts the liveness watcher; call once the link is handed to its user. */
     public void start() throws IOException {
         socket.setSoTimeout(0);
+        // Bells are single bytes that must leave at once: with Nagle's algorithm a ring written while an earlier
+        // byte waited for its ACK sat out the peer's delayed ACK (40 ms), and calls stalled that long.
+        socket.setTcpNoDelay(true);
         InputStream in = socket.getInputStream();
         Thread t = new Thread(() -> watch(in), "remora-fabric-watch-" + peer);
         t.setDaemon(true);
