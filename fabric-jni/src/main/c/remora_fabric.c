@@ -1095,8 +1095,8 @@ void rf_sleep_deeply(rf_ep *ep) {
     __sync_synchronize();
 }
 
-void rf_bell(rf_ep *ep) {
-    ep->deep = 0;
+/* Makes the eventfd readable: a deep sleep (or a poll on the CQ fd) ends. Callers set their flag first. */
+static void rf_poke(rf_ep *ep) {
     __sync_synchronize();
     if (ep->wakefd >= 0) {
         uint64_t one = 1;
@@ -1105,14 +1105,14 @@ void rf_bell(rf_ep *ep) {
     }
 }
 
+void rf_bell(rf_ep *ep) {
+    ep->deep = 0;
+    rf_poke(ep);
+}
+
 void rf_wakeup(rf_ep *ep) {
     ep->closing = 1;
-    __sync_synchronize();
-    if (ep->wakefd >= 0) {
-        uint64_t one = 1;
-        ssize_t rc = write(ep->wakefd, &one, sizeof(one));
-        (void) rc;
-    }
+    rf_poke(ep);
 }
 
 void rf_close(rf_ep *ep) {

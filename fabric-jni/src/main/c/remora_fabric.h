@@ -14,8 +14,8 @@
  * provider's rendezvous, CMA on shm, then copies once); segment receives match the exact tag, so other peers'
  * messages wait.
  *
- * Threading: rf_send from one thread at a time, rf_recv from one (other) thread at a time, rf_wakeup from any
- * thread; rf_close only when no other call is running (the Java layer enforces all three).
+ * Threading: rf_send from one thread at a time, rf_recv from one (other) thread at a time, rf_wakeup, rf_sleep_deeply
+ * and rf_bell from any thread; rf_close only when no other call is running (the Java layer enforces all three).
  */
 #ifndef REMORA_FABRIC_H
 #define REMORA_FABRIC_H

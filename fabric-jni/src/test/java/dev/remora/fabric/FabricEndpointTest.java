@@ -315,16 +315,7 @@ class FabricEndpointTest {
     void closeWakesAPendingReceiveAndLaterCallsFail() throws Exception {
         FabricTestSupport.assumeProvider("shm");
         FabricEndpoint ep = FabricEndpoint.open("shm", FAST);
-        CompletableFuture<Throwable> blocked = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                ep.receive(-1);
-                blocked.complete(null);
-            } catch (Throwable e) {
-                blocked.complete(e);
-            }
-        });
-        t.start();
+        CompletableFuture<Throwable> blocked = receiveInThread(ep);
         Thread.sleep(200); // let it reach the sleeping phase
         assertFalse(blocked.isDone());
         long start = System.nanoTime();
@@ -338,6 +329,20 @@ class FabricEndpointTest {
         assertFalse(ep.isOpen());
     }
 
+    /** A receive without deadline on a new thread; completes with what it threw (null if it returned). */
+    private static CompletableFuture<Throwable> receiveInThread(FabricEndpoint ep) {
+        CompletableFuture<Throwable> done = new CompletableFuture<>();
+        new Thread(() -> {
+            try {
+                ep.receive(-1);
+                done.complete(null);
+            } catch (Throwable e) {
+                done.complete(e);
+            }
+        }).start();
+        return done;
+    }
+
     /** Close cuts a deep sleep short too (its safety net here is 30 s); bells and promises after close do nothing. */
     @Test
     void closeWakesADeepSleeperAndLaterBellsAreHarmless() throws Exception {
@@ -345,16 +350,7 @@ class FabricEndpointTest {
         FabricEndpoint ep = FabricEndpoint.open("shm", FAST.withDeepSleepNanos(30_000_000_000L));
         assertFalse(ep.waitsOnFd(), "shm has no CQ wait fd in libfabric 1.17");
         ep.sleepDeeply();
-        CompletableFuture<Throwable> blocked = new CompletableFuture<>();
-        Thread t = new Thread(() -> {
-            try {
-                ep.receive(-1);
-                blocked.complete(null);
-            } catch (Throwable e) {
-                blocked.complete(e);
-            }
-        });
-        t.start();
+        CompletableFuture<Throwable> blocked = receiveInThread(ep);
         Thread.sleep(200); // spun, napped, asleep on the eventfd
         assertFalse(blocked.isDone());
         ep.close();
