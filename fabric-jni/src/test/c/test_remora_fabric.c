@@ -172,7 +172,7 @@ static void deep_sleep_until_the_bell(rf_ep *a, rf_ep *b, int64_t peer_a) {
     rf_sleep_deeply(a);
     r.rc = -100;
     pthread_create(&t, NULL, recv_main, &r);
-    usleep(100000); /* spun, napped, now asleep on the eventfd */
+    usleep(300000); /* spun, napped, now asleep on the eventfd (time to spare under valgrind) */
     CHECK(rf_send(b, peer_a, "deep", 4, 1000000000ll, err) == RF_OK, "send to the deep sleeper: %s", err);
     CHECK(!returns_within(&r, 300), "a deep sleeper took a message without the bell (rc %d)", r.rc);
     rf_bell(a);
