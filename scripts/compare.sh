@@ -369,12 +369,14 @@ run_floor() { # run_floor ROUND
             || echo "compare.sh: the C floor failed in round $1 (see $OUT/logs/floor-r$1.log)" >&2
         timeout --kill-after=5 120 "$FLOOR_BIN" -p shm -s 100000 -n 20000 -m block -S 20 -F "${FLOOR_CPUS[@]}" \
             >"$OUT/floor/floor-r$1-fresh.csv" 2>"$OUT/logs/floor-r$1-fresh.log" \
-            || echo "compare.sh: the C floor with fresh buffers failed in round $1 (see $OUT/logs/floor-r$1-fresh.log)" >&2
+            || echo "compare.sh: the C floor with fresh buffers failed in round $1" \
+                    "(see $OUT/logs/floor-r$1-fresh.log)" >&2
     fi
     # The Java floor runs FabricPingPong from the agent's jar without the agent, which would otherwise enable native
     # access itself: the flag keeps JDK 22+'s restricted-method warning out of its log (JDK 17 accepts it too).
     # shellcheck disable=SC2086
-    timeout --kill-after=5 180 "${JFLOOR_PIN[@]}" "$JAVA" $JVM_OPTS --enable-native-access=ALL-UNNAMED -cp "$AGENT_JAR" \
+    timeout --kill-after=5 180 "${JFLOOR_PIN[@]}" "$JAVA" $JVM_OPTS --enable-native-access=ALL-UNNAMED \
+        -cp "$AGENT_JAR" \
         dev.remora.fabric.tools.FabricPingPong -p shm -s 64,100000 -n 20000 -m block -S 20 -f "${JFLOOR_SERVER[@]}" \
         >"$OUT/floor/floor-r$1-java.csv" 2>"$OUT/logs/floor-r$1-java.log" \
         || echo "compare.sh: the Java floor failed in round $1 (see $OUT/logs/floor-r$1-java.log)" >&2

@@ -25,8 +25,8 @@
  *
  * Output: one CSV line per size on stdout, header (with -H):
  *   impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s
- *   impl is "c" ("c-fresh" with -F); median_us and p99_us are round-trip times; mb_per_s = size / (median_us / 2), i.e. the
- *   bandwidth each way (10^6 bytes per second). Errors go to stderr, exit status 1 (2 for usage).
+ *   impl is "c" ("c-fresh" with -F); median_us and p99_us are round-trip times; mb_per_s = size / (median_us / 2),
+ *   i.e. the bandwidth each way (10^6 bytes per second). Errors go to stderr, exit status 1 (2 for usage).
  *
  * Build: make -C bench/src/main/c   (see the Makefile there; needs libfabric-dev)
  */

@@ -3,8 +3,8 @@
  *
  * Two endpoints in one process over PROVIDER (default shm, argv[1] to override): an echo thread answers every
  * message; the main thread checks 64 B, 100 KB, a segmented 3 MB message, receive timeout (and the timer slack of
- * its naps), deep sleep until the bell, wakeup, an unknown provider's error text and close. Exit status 0 when all pass; each failure prints
- * one line.
+ * its naps), deep sleep until the bell, wakeup, an unknown provider's error text and close. Exit status 0 when all
+ * pass; each failure prints one line.
  *
  * Over shm it first leaves files in /dev/shm under the names the provider gives this process's first endpoints, as a
  * killed process with the same PID would: opening must still succeed; and a child process that exits with an

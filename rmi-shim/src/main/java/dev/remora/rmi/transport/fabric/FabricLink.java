@@ -138,17 +138,22 @@ public final class FabricLink implements Link {
         socket.getOutputStream().write(b);
     }
 
+    /** {@link #control} for a caller's send or receive: a failed write means the peer is gone, as on EOF. */
+    private void signal(int b) throws IOException {
+        try {
+            control(b);
+        } catch (IOException e) {
+            throw closed(e);
+        }
+    }
+
     /** Rings first when the peer asked for it, whether or not this side ever sleeps (remora.fabric.sleep=0). */
     @Override
     public void send(FrameBuffer frame) throws IOException {
         synchronized (bellLock) {
             if (peerSleeps) {
                 peerSleeps = false;
-                try {
-                    control(RING);
-                } catch (IOException e) {
-                    throw closed(e);
-                }
+                signal(RING);
             }
             post(frame);
         }
@@ -199,11 +204,7 @@ public final class FabricLink implements Link {
                 n = endpoint.receive(sleepNanos);
                 if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
                     sleepAsked = true;
-                    try {
-                        control(SLEEP);
-                    } catch (IOException e) {
-                        throw closed(e);
-                    }
+                    signal(SLEEP);
                     n = endpoint.receive(timeout < 0 ? -1 : Math.max(0, timeout - (System.nanoTime() - start)));
                 }
             } else {

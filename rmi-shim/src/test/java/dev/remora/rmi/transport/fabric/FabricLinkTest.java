@@ -350,8 +350,8 @@ class FabricLinkTest {
 
     @Test
     void nativeDisabledIsUnavailableWithoutFailing() {
-        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, 1_000_000, MAX, 5000,
-                listener), new SocketTechnology(MAX, 0));
+        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, 1_000_000,
+                MAX, 5000, listener), new SocketTechnology(MAX, 0));
         assertFalse(t.available());
         assertEquals(1, notes.size(), notes.toString());
         assertTrue(notes.get(0).contains("remora.native=false"), notes.get(0));
