@@ -39,6 +39,10 @@
 #include <rdma/fi_errno.h>
 #include <rdma/fi_tagged.h>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 /*
  * libfabric is opened with dlopen, not linked: Debian's libfabric.so.1 pulls in libinfinipath and libpsm2, whose
  * constructors install SIGSEGV/SIGBUS "backtrace" handlers. The JVM takes SIGSEGV on purpose (implicit null checks,
@@ -169,6 +173,11 @@ typedef struct rf_peer_entry {
     int64_t peer;
 } rf_peer_entry;
 
+/* How long one kind of wait (for a message, for a send's completion) has lately lasted: see rf_spin_budget. */
+typedef struct rf_adapt {
+    int64_t typical;                 /* moving average (1/8) of recent waits; one past spin_max_ns counts as 0 */
+} rf_adapt;
+
 struct rf_ep {
     struct fi_info *info;
     struct fid_fabric *fabric;
@@ -185,8 +194,11 @@ struct rf_ep {
     int broken;                      /* after a failed send or a receive error: every call fails with broken_msg */
     char broken_msg[RF_ERR_LEN];
     rf_wait_policy wait;
+    rf_adapt rx_adapt;               /* waits for a message */
+    rf_adapt tx_adapt;               /* waits for a send's completion (the peer taking the message) */
     size_t inject_size;
     size_t seg_size;
+    int cma;                         /* the provider moves large messages with the kernel's CMA copy (shm) */
     char addr[RF_ADDR_MAX];
     size_t addrlen;
     uint32_t stamp;
@@ -207,6 +219,9 @@ struct rf_ep {
     uint64_t send_hdr;
     char *staging;
     size_t staging_cap;
+    char *ring;                      /* rf_staging's send ring for messages the peer's CMA reads; made on first use */
+    size_t ring_cap;                 /* rf_set_send_ring; 0: no ring */
+    size_t ring_pos;
     /* stamp -> peer handle, open addressing */
     rf_peer_entry *peers;
     size_t peers_cap;
@@ -218,7 +233,66 @@ typedef struct rf_waiter {
     int64_t nap;
     unsigned polls;
     int deep;                        /* the CQ was polled once more since deep sleep was allowed */
+    rf_adapt *adapt;                 /* the kind of wait, for an adaptive spin budget; NULL: spin_ns */
+    int64_t budget;                  /* this wait's spin budget, fixed when its clock starts */
 } rf_waiter;
+
+/* ---------------------------------------------------------------- copies (see rf_copy in remora_fabric.h) */
+
+#if defined(__x86_64__)
+/* After the destination is 64-byte aligned: 128 bytes a step, unaligned loads, aligned stores. */
+__attribute__((target("avx2"))) static void rf_copy_avx2(char *d, const char *s, size_t n) {
+    for (; n >= 128; d += 128, s += 128, n -= 128) {
+        __m256i a = _mm256_loadu_si256((const __m256i *) s), b = _mm256_loadu_si256((const __m256i *) (s + 32));
+        __m256i c = _mm256_loadu_si256((const __m256i *) (s + 64)), e = _mm256_loadu_si256((const __m256i *) (s + 96));
+        _mm256_store_si256((__m256i *) d, a);
+        _mm256_store_si256((__m256i *) (d + 32), b);
+        _mm256_store_si256((__m256i *) (d + 64), c);
+        _mm256_store_si256((__m256i *) (d + 96), e);
+    }
+    memcpy(d, s, n);
+}
+
+static void rf_copy_sse2(char *d, const char *s, size_t n) {
+    for (; n >= 64; d += 64, s += 64, n -= 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *) s), b = _mm_loadu_si128((const __m128i *) (s + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *) (s + 32)), e = _mm_loadu_si128((const __m128i *) (s + 48));
+        _mm_store_si128((__m128i *) d, a);
+        _mm_store_si128((__m128i *) (d + 16), b);
+        _mm_store_si128((__m128i *) (d + 32), c);
+        _mm_store_si128((__m128i *) (d + 48), e);
+    }
+    memcpy(d, s, n);
+}
+#endif
+
+void rf_copy(void *dst, const void *src, size_t n) {
+#if defined(__x86_64__)
+    static int avx2 = -1; /* racy first use is harmless: every thread computes the same answer */
+    if (n >= RF_COPY_MIN) {
+        char *d = dst;
+        const char *s = src;
+        size_t head = (64 - ((uintptr_t) d & 63)) & 63;
+        memcpy(d, s, head);
+        if (avx2 < 0) {
+            __builtin_cpu_init();
+            avx2 = __builtin_cpu_supports("avx2") ? 1 : 0;
+        }
+        if (avx2) {
+            rf_copy_avx2(d + head, s + head, n - head);
+        } else {
+            rf_copy_sse2(d + head, s + head, n - head);
+        }
+        return;
+    }
+#endif
+    memcpy(dst, src, n);
+}
+
+/* Page-aligned memory of at least len bytes: staging and receive buffers are congruent modulo 64 (see rf_copy). */
+static void *rf_alloc_aligned(size_t len) {
+    return aligned_alloc(4096, (len + 4095) & ~(size_t) 4095);
+}
 
 static void rf_fail(char *err, const char *call, int rc) {
     if (rc < 0) {
@@ -504,6 +578,8 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *bu
         goto fail;
     }
     ep->inject_size = ep->info->tx_attr->inject_size;
+    ep->cma = strcmp(ep->info->fabric_attr->prov_name, "shm") == 0;
+    ep->ring_cap = RF_SEND_RING_DEFAULT;
     ep->seg_size = ep->info->ep_attr->max_msg_size < RF_MAX_SEG ? ep->info->ep_attr->max_msg_size : RF_MAX_SEG;
     if (ep->seg_size < RF_EAGER) {
         rf_failf(err, "fi_getinfo: provider %s sends at most %zu bytes per message, Remora needs %u",
@@ -559,7 +635,7 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *bu
     ep->peers_cap = 64;
     ep->peers = calloc(ep->peers_cap, sizeof(rf_peer_entry));
     for (int i = 0; i < 2; i++) {
-        ep->slots[i].buf = aligned_alloc(4096, RF_EAGER);
+        ep->slots[i].buf = rf_alloc_aligned(RF_EAGER);
     }
     if (ep->peers == NULL || ep->slots[0].buf == NULL || ep->slots[1].buf == NULL) {
         rf_failf(err, "rf_open: out of memory");
@@ -697,6 +773,38 @@ static void rf_nap(const struct timespec *ts, int64_t nap) {
     }
 }
 
+/*
+ * The spin budget of a wait: spin_ns, or, with an adaptive policy (spin_max_ns > spin_ns), twice what this kind of
+ * wait has lately lasted, up to spin_max_ns. Why: a wait that outlasts its spin sleeps, and on this VM a sleeping
+ * vCPU halts and takes 30-60 us to wake, so a peer that answers a little after the budget costs that much more. An
+ * RMI echo of byte[100000] keeps each side busy about 20-25 us, right at the 20 us default: its round trips took
+ * 46-50 us or, for whole runs, 110-142 us, depending on which side of the budget the peer's work fell. Waits
+ * longer than spin_max_ns (an idle link) count as 0, so an idle endpoint spins only spin_ns.
+ */
+static int64_t rf_spin_budget(const rf_ep *ep, const rf_adapt *a) {
+    if (a == NULL || ep->wait.spin_max_ns <= ep->wait.spin_ns) {
+        return ep->wait.spin_ns;
+    }
+    int64_t b = 2 * a->typical;
+    return b < ep->wait.spin_ns ? ep->wait.spin_ns : b > ep->wait.spin_max_ns ? ep->wait.spin_max_ns : b;
+}
+
+int64_t rf_spin_budget_rx(rf_ep *ep) {
+    return rf_spin_budget(ep, &ep->rx_adapt);
+}
+
+/* A wait ended with a completion: fold its length into its kind's average. */
+static void rf_adapt_note(const rf_ep *ep, const rf_waiter *w) {
+    if (w->adapt == NULL) {
+        return;
+    }
+    int64_t d = w->start == 0 ? 0 : (int64_t) (rf_now() - w->start);
+    if (d > ep->wait.spin_max_ns) {
+        d = 0;
+    }
+    w->adapt->typical += (d - w->adapt->typical) / 8;
+}
+
 /* One step of waiting; returns RF_CLOSED, RF_TIMEOUT (deadline passed) or RF_OK (poll again). */
 static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t deadline) {
     if (ep->closing) {
@@ -715,11 +823,12 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
         uint64_t now = rf_now();
         if (w->start == 0) {
             w->start = now;
+            w->budget = rf_spin_budget(ep, w->adapt);
         }
         if (now >= deadline) {
             return RF_TIMEOUT;
         }
-        if (now - w->start < (uint64_t) ep->wait.spin_ns) {
+        if (now - w->start < (uint64_t) w->budget) {
             return RF_OK;
         }
         w->nap = 1000;
@@ -751,7 +860,7 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
             uint64_t count;
             ssize_t rc = read(ep->wakefd, &count, sizeof(count)); /* drain: the bell (or rf_wakeup, seen above) */
             (void) rc;
-            *w = (rf_waiter){0}; /* rung: spin again for the message that follows the bell */
+            *w = (rf_waiter){.adapt = w->adapt}; /* rung: spin again for the message that follows the bell */
         }
         return RF_OK;
     }
@@ -795,11 +904,14 @@ static int rf_break(rf_ep *ep, char *err) {
 /* Waits until `count` transmit completions arrived. */
 static int rf_wait_tx(rf_ep *ep, int count, uint64_t deadline, char *err) {
     struct fi_cq_tagged_entry e[RF_CQ_BATCH];
-    rf_waiter w = {0};
+    rf_waiter w = {.adapt = &ep->tx_adapt};
     while (count > 0) {
         ssize_t n = fi_cq_read(ep->txcq, e, RF_CQ_BATCH);
         if (n > 0) {
             count -= (int) n;
+            if (count <= 0) {
+                rf_adapt_note(ep, &w);
+            }
             continue;
         }
         if (n != -FI_EAGAIN) {
@@ -869,6 +981,17 @@ int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeou
     if (ep->closing) {
         return RF_CLOSED;
     }
+    if (ep->cma && len >= RF_COPY_MIN && ((uintptr_t) buf & 63) != 0) {
+        /* The receiver's buffers are page-aligned; the kernel's CMA copy from a source at another offset modulo 64
+         * takes 1.4 to 7 times as long (see rf_copy). One rf_copy into the page-aligned staging buffer costs less. */
+        char *staging = rf_staging(ep, len);
+        if (staging == NULL) {
+            rf_failf(err, "fi_tsend: cannot allocate a staging buffer of %zu bytes", len);
+            return RF_ERROR;
+        }
+        rf_copy(staging, buf, len);
+        buf = staging;
+    }
     uint64_t deadline = rf_deadline(timeout_ns);
     uint64_t stamp = ep->stamp;
     if (len <= RF_EAGER) {
@@ -916,10 +1039,41 @@ int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeou
     return rc;
 }
 
+/*
+ * Why a ring: over shm the peer's kernel reads a message above the inject size straight from this buffer (CMA), so
+ * afterwards its lines sit in the peer CPU's cache too, and writing the next message into the same buffer has to
+ * take every line back first: 100 KB took 11.5-13 us to write instead of 1.8 here (a C probe with two threads on the
+ * two vCPUs). Lines the peer read 4 MB of messages ago have left its cache (L2: 1 MB here): 2.8-3.4 us. Smaller
+ * messages are injected (the provider copies them into its own buffers) and use the fixed buffer.
+ */
+void rf_set_send_ring(rf_ep *ep, size_t bytes) {
+    size_t cap = (bytes + 4095) & ~(size_t) 4095;
+    if (cap != ep->ring_cap) {
+        free(ep->ring);
+        ep->ring = NULL;
+        ep->ring_cap = cap;
+        ep->ring_pos = 0;
+    }
+}
+
 void *rf_staging(rf_ep *ep, size_t len) {
+    if (ep->cma && len > ep->inject_size && len <= ep->ring_cap / 4) {
+        if (ep->ring == NULL) {
+            ep->ring = rf_alloc_aligned(ep->ring_cap);
+        }
+        if (ep->ring != NULL) { /* else, out of memory: the fixed buffer below */
+            size_t need = (len + 4095) & ~(size_t) 4095; /* page-aligned, as the receiver's buffers */
+            if (ep->ring_pos + need > ep->ring_cap) {
+                ep->ring_pos = 0;
+            }
+            char *p = ep->ring + ep->ring_pos;
+            ep->ring_pos += need;
+            return p;
+        }
+    }
     if (len > ep->staging_cap || (ep->staging_cap > 4 * RF_EAGER && len <= RF_EAGER)) {
         size_t cap = len < RF_EAGER ? RF_EAGER : len;
-        char *fresh = malloc(cap);
+        char *fresh = rf_alloc_aligned(cap);
         if (fresh == NULL) {
             return NULL;
         }
@@ -963,7 +1117,7 @@ static int rf_take_head(rf_ep *ep, rf_msg *msg, char *err) {
         return rf_break(ep, err);
     }
     if (total > ep->large_cap) {
-        char *fresh = malloc(total);
+        char *fresh = rf_alloc_aligned(total);
         if (fresh == NULL) {
             rf_failf(err, "fi_trecv: cannot allocate %llu bytes for a large message", (unsigned long long) total);
             return rf_break(ep, err);
@@ -1015,7 +1169,7 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
         }
     }
     uint64_t deadline = rf_deadline(timeout_ns);
-    rf_waiter w = {0};
+    rf_waiter w = {.adapt = &ep->rx_adapt};
     for (;;) {
         if (ep->large_pending == 0) {
             ep->large_pending = -1;
@@ -1052,7 +1206,8 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
                     ep->large_pending--;
                 }
             }
-            w = (rf_waiter){0};
+            rf_adapt_note(ep, &w);
+            w = (rf_waiter){.adapt = &ep->rx_adapt};
             continue;
         }
         if (n != -FI_EAGAIN) {
@@ -1151,6 +1306,7 @@ void rf_close(rf_ep *ep) {
     free(ep->slots[1].buf);
     free(ep->large);
     free(ep->staging);
+    free(ep->ring);
     free(ep->peers);
     free(ep);
 }

@@ -2,7 +2,8 @@
  * C-level tests of the rf_* core, run by `make test` (and under valgrind by `make valgrind`).
  *
  * Two endpoints in one process over PROVIDER (default shm, argv[1] to override): an echo thread answers every
- * message; the main thread checks 64 B, 100 KB, a segmented 3 MB message, receive timeout (and the timer slack of
+ * message; the main thread checks rf_copy against memcpy, 64 B, 100 KB, a segmented 3 MB message (also from sources
+ * that are not 64-byte aligned), receive timeout (and the timer slack of
  * its naps), deep sleep until the bell, wakeup, an unknown provider's error text and close. Exit status 0 when all
  * pass; each failure prints one line.
  *
@@ -20,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "remora_fabric.h"
@@ -195,6 +197,7 @@ typedef struct echo_arg {
     rf_ep *ep;
     int rc;
     int messages;
+    volatile long delay_ns;          /* a pause before each answer: a peer that takes a while */
 } echo_arg;
 
 static void *echo_main(void *p) {
@@ -210,6 +213,10 @@ static void *echo_main(void *p) {
             }
             return NULL;
         }
+        if (a->delay_ns > 0) { /* asleep, not busy: on a shared CPU the waiting side must still see the whole wait */
+            struct timespec ts = {a->delay_ns / 1000000000, a->delay_ns % 1000000000};
+            nanosleep(&ts, NULL);
+        }
         size_t cap;
         char *buf = rf_buffer(a->ep, (int) msg.slot, &cap);
         if (msg.source < 0 || rf_send(a->ep, msg.source, buf, (size_t) msg.length, 10000000000ll, err) != RF_OK) {
@@ -221,9 +228,12 @@ static void *echo_main(void *p) {
     }
 }
 
-static void round_trip(rf_ep *client, int64_t peer, size_t size) {
+/* Sends size bytes from skew bytes past a 64-byte boundary (shm sends those through the staging buffer), then checks
+ * the echo. */
+static void round_trip(rf_ep *client, int64_t peer, size_t size, size_t skew) {
     char err[RF_ERR_LEN];
-    char *out = malloc(size);
+    char *block = aligned_alloc(64, (size + skew + 63) & ~(size_t) 63);
+    char *out = block + skew;
     for (size_t i = 0; i < size; i++) {
         out[i] = (char) (i * 31 + size);
     }
@@ -239,8 +249,91 @@ static void round_trip(rf_ep *client, int64_t peer, size_t size) {
         CHECK(msg.source == peer, "source %lld, expected %lld", (long long) msg.source, (long long) peer);
         CHECK((size_t) msg.length != size || memcmp(in, out, size) == 0, "payload of %zu bytes differs", size);
         CHECK(size <= RF_EAGER || msg.slot == RF_SLOT_LARGE, "large message not in the large slot");
+        CHECK(((uintptr_t) in & 4095) == 0, "receive buffer of slot %lld not page-aligned", (long long) msg.slot);
     }
-    free(out);
+    free(block);
+}
+
+/*
+ * rf_copy against memcpy: every size class (under RF_COPY_MIN, vector steps with a tail) at destination and source
+ * offsets 0..63 apart, no byte written outside the destination. Also: staging buffers are page-aligned, as receive
+ * buffers are (rf_copy's comment says why the two must be congruent).
+ */
+static void copies_are_exact(rf_ep *ep) {
+    size_t sizes[] = {0, 1, 63, RF_COPY_MIN - 1, RF_COPY_MIN, RF_COPY_MIN + 1, 100000, 262144 + 77};
+    size_t cap = 262144 + 77 + 256;
+    unsigned char *src = malloc(cap), *dst = malloc(cap), *want = malloc(cap);
+    for (size_t i = 0; i < cap; i++) {
+        src[i] = (unsigned char) (i * 7 + i / 251);
+    }
+    for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+        for (size_t so = 0; so < 64; so += 5) {
+            for (size_t d = 0; d < 64; d += 3) {
+                size_t n = sizes[k];
+                memset(dst, 0xEE, cap);
+                memset(want, 0xEE, cap);
+                memcpy(want + 64 + d, src + so, n);
+                rf_copy(dst + 64 + d, src + so, n);
+                if (memcmp(dst, want, n + 64 + d + 64) != 0) {
+                    CHECK(0, "rf_copy of %zu bytes, source +%zu, destination +%zu, differs from memcpy", n, so, d);
+                    goto done;
+                }
+            }
+        }
+    }
+done:
+    free(src);
+    free(dst);
+    free(want);
+    for (size_t n = 64; n <= 8u << 20; n *= 8) {
+        void *staging = rf_staging(ep, n);
+        CHECK(staging != NULL && ((uintptr_t) staging & 4095) == 0, "staging buffer for %zu bytes at %p", n, staging);
+    }
+    if (strcmp(rf_provider_name(ep), "shm") == 0) { /* the send ring: pages one after another, then round again */
+        rf_set_send_ring(ep, 1u << 20);
+        char *first = rf_staging(ep, 100000), *p = first;
+        for (int i = 1; i < 10; i++) {
+            char *next = rf_staging(ep, 100000);
+            CHECK(next == p + 102400, "ring message %d staged at +%td, expected +%d", i, next - first, i * 102400);
+            p = next;
+        }
+        CHECK(rf_staging(ep, 100000) == first, "the 11th 100 KB message did not go round the 1 MiB ring");
+        CHECK(rf_staging(ep, 300000) != first + 102400, "a message over a quarter of the ring was staged in it");
+        rf_set_send_ring(ep, 0);
+        CHECK(rf_staging(ep, 100000) == rf_staging(ep, 100000), "without a ring, messages were staged apart");
+        rf_set_send_ring(ep, RF_SEND_RING_DEFAULT);
+    }
+}
+
+/*
+ * The adaptive spin: waits for a peer that answers after 300 us grow the receive's budget from spin_ns toward twice
+ * that (no sleep, no 30-60 us wake-up); waits longer than spin_max_ns (an idle peer) bring it back to spin_ns; with
+ * spin_max_ns at or below spin_ns it never moves.
+ */
+static void spin_adapts_to_a_slow_peer(rf_ep *a, int64_t peer_b, echo_arg *echo, const rf_wait_policy *usual) {
+    rf_wait_policy adaptive = *usual;
+    adaptive.spin_max_ns = 10000000;
+    rf_set_wait(a, &adaptive);
+    CHECK(rf_spin_budget_rx(a) == usual->spin_ns, "budget %lld before any wait", (long long) rf_spin_budget_rx(a));
+    echo->delay_ns = 300000;
+    for (int i = 0; i < 40; i++) {
+        round_trip(a, peer_b, 64, 0);
+    }
+    int64_t grown = rf_spin_budget_rx(a);
+    CHECK(grown >= 400000 && grown <= adaptive.spin_max_ns, "budget %lld after waits of 300 us", (long long) grown);
+    echo->delay_ns = 12000000; /* 60 such waits bring even a 10 ms average below 10 us */
+    for (int i = 0; i < 60; i++) {
+        round_trip(a, peer_b, 64, 0);
+    }
+    CHECK(rf_spin_budget_rx(a) == usual->spin_ns, "budget %lld after waits longer than spin_max_ns",
+          (long long) rf_spin_budget_rx(a));
+    echo->delay_ns = 300000;
+    rf_set_wait(a, usual);
+    for (int i = 0; i < 10; i++) {
+        round_trip(a, peer_b, 64, 0);
+    }
+    CHECK(rf_spin_budget_rx(a) == usual->spin_ns, "budget %lld without spin_max_ns", (long long) rf_spin_budget_rx(a));
+    echo->delay_ns = 0;
 }
 
 int main(int argc, char **argv) {
@@ -296,20 +389,30 @@ int main(int argc, char **argv) {
 
     rf_msg msg;
     CHECK(rf_recv(a, 1000000, &msg, err) == RF_TIMEOUT, "recv without a message did not time out");
+    copies_are_exact(a);
     naps_use_a_small_timer_slack(a);
     deep_sleep_until_the_bell(a, b, peer_a);
 
     echo_arg echo = {.ep = b};
     pthread_t t;
     pthread_create(&t, NULL, echo_main, &echo);
-    size_t sizes[] = {0, 64, 4096, 4097, 100000, RF_EAGER, RF_EAGER + 1, 3 * 1024 * 1024 + 7, 64};
+    size_t sizes[] = {0, 64, 4096, 4097, 100000, 100000, RF_EAGER, RF_EAGER + 1, 3 * 1024 * 1024 + 7, 64};
+    size_t skews[] = {0, 0, 3, 0, 0, 8, 0, 0, 5, 0};
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-        round_trip(a, peer_b, sizes[i]);
+        round_trip(a, peer_b, sizes[i], skews[i]);
+    }
+    spin_adapts_to_a_slow_peer(a, peer_b, &echo, &policy);
+    /* staged in the send ring (unaligned sources over shm): 60 messages of 90-150 KB go round the 4 MiB ring 2-3
+     * times; each echo is checked, so a message staged over one still being sent would show */
+    int ring_trips = 60;
+    for (int i = 0; i < ring_trips; i++) {
+        round_trip(a, peer_b, 90000 + (size_t) (i * 997) % 60000, 1 + (size_t) i % 63);
     }
     rf_wakeup(b);
     pthread_join(t, NULL);
     CHECK(echo.rc == RF_CLOSED, "echo thread ended with %d, expected RF_CLOSED after rf_wakeup", echo.rc);
-    CHECK(echo.messages == (int) (sizeof(sizes) / sizeof(sizes[0])), "echo answered %d messages", echo.messages);
+    CHECK(echo.messages == (int) (sizeof(sizes) / sizeof(sizes[0])) + 110 + ring_trips, "echo answered %d messages",
+          echo.messages);
     CHECK(rf_send(b, peer_a, "x", 1, 1000000, err) == RF_CLOSED, "send after wakeup did not report closed");
 
     rf_close(a);

@@ -73,8 +73,9 @@ public final class FabricEndpoint implements Closeable {
         this.provider = FabricNative.providerName(handle);
         this.address = FabricNative.address(handle);
         this.injectSize = FabricNative.injectSize(handle);
-        FabricNative.setWait(handle, options.spinNanos(), options.yield(), options.maxSleepNanos(),
-                options.busyPolls(), options.deepSleepNanos());
+        FabricNative.setWait(handle, options.spinNanos(), options.spinMaxNanos(), options.yield(),
+                options.maxSleepNanos(), options.busyPolls(), options.deepSleepNanos());
+        FabricNative.setSendRing(handle, options.sendRingBytes());
         this.waitsOnFd = FabricNative.waitsOnFd(handle);
         views[0] = FabricNative.buffer(handle, 0).order(options.receiveOrder());
         views[1] = FabricNative.buffer(handle, 1).order(options.receiveOrder());

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 final class FabricNative {
     /** Must match RF_JNI_ABI_VERSION in remora_fabric_jni.c: a stale .so on java.library.path is refused. */
-    static final int ABI_VERSION = 3;
+    static final int ABI_VERSION = 4;
 
     private FabricNative() {}
 
@@ -31,8 +31,11 @@ final class FabricNative {
 
     static native long open(String provider) throws IOException;
 
-    static native void setWait(long ep, long spinNanos, boolean yield, long maxSleepNanos, int busyPolls,
-            long deepSleepNanos);
+    static native void setWait(long ep, long spinNanos, long spinMaxNanos, boolean yield, long maxSleepNanos,
+            int busyPolls, long deepSleepNanos);
+
+    /** Bytes of the endpoint's send ring (rf_set_send_ring); 0: one staging buffer. */
+    static native void setSendRing(long ep, long bytes);
 
     static native boolean waitsOnFd(long ep);
 

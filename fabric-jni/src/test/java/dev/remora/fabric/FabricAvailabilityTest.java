@@ -48,5 +48,13 @@ class FabricAvailabilityTest {
         assertTrue(e.getMessage().contains("sendTimeoutNanos"), e.getMessage());
         assertEquals(50_000L, FabricOptions.defaults().spinNanos());
         assertEquals(7L, FabricOptions.defaults().withSpinNanos(7).spinNanos());
+        assertThrows(IllegalArgumentException.class, () -> FabricOptions.defaults().withSpinMaxNanos(-1));
+        assertThrows(IllegalArgumentException.class, () -> FabricOptions.defaults().withSendRingBytes(-1));
+        FabricOptions o = FabricOptions.defaults().withSpinMaxNanos(9).withSendRingBytes(0).withSpinNanos(8);
+        assertEquals(9L, o.spinMaxNanos());
+        assertEquals(0L, o.sendRingBytes());
+        assertEquals(8L, o.spinNanos());
+        assertEquals(200_000L, FabricOptions.defaults().spinMaxNanos());
+        assertEquals(4L << 20, FabricOptions.defaults().sendRingBytes());
     }
 }

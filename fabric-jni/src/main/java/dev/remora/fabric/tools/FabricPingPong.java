@@ -27,11 +27,13 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp remora-fabric-jni.jar dev.remora.fabric.tools.FabricPingPong [-p PROVIDER] [-s SIZE,...] [-n ITERS]
- *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-C SERVER_CPU] [-H] [-a] [-f] [--server-prefix "CMD ARGS"]
+ *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-B BUSY_POLLS] [-R RING_BYTES] [-C SERVER_CPU] [-H] [-a] [-f]
+ *      [--server-prefix "CMD ARGS"]
  * CSV: impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s
  * </pre>
  * busy = spin forever without sched_yield; block = the endpoint's spin-then-sleep with SPIN_US (default 50) and
  * -B BUSY_POLLS pure polls first (default 50).
+ * -R sets the endpoints' send ring ({@link FabricOptions#sendRingBytes()}; 0: one staging buffer).
  * -a sends from a byte[] (impl "java-array": copied into the native staging buffer) instead of a direct buffer.
  * -f (impl "java-fresh") is what Java semantics cost on top: each side copies every message it receives into a new
  * byte[] (as deserialization must, in the JVM's own heap) and sends that array on (implies -a). Compare an RMI
@@ -55,6 +57,7 @@ public final class FabricPingPong {
         boolean array = false;
         boolean fresh = false;
         int busyPolls = FabricOptions.defaults().busyPolls();
+        long ring = FabricOptions.defaults().sendRingBytes();
         String prefix = null;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
@@ -70,11 +73,12 @@ public final class FabricPingPong {
                 case "-a": array = true; break;
                 case "-f": fresh = true; array = true; break;
                 case "-B": busyPolls = Integer.parseInt(args[++i]); break;
+                case "-R": ring = Long.parseLong(args[++i]); break;
                 case "--server-prefix": prefix = args[++i]; break;
                 default:
                     System.err.println("usage: FabricPingPong [-p provider] [-s size,...] [-n iters] [-w warmup] "
-                            + "[-m busy|block] [-S spin_us] [-B busy_polls] [-C server_cpu] [-H] [-a] [-f] "
-                            + "[--server-prefix cmd] [--serve]");
+                            + "[-m busy|block] [-S spin_us] [-B busy_polls] [-R ring_bytes] [-C server_cpu] [-H] [-a] "
+                            + "[-f] [--server-prefix cmd] [--serve]");
                     System.exit(2);
             }
         }
@@ -82,9 +86,10 @@ public final class FabricPingPong {
             System.err.println("FabricPingPong: " + Fabric.unavailabilityCause().getMessage());
             System.exit(1);
         }
+        FabricOptions base = FabricOptions.defaults().withSendRingBytes(ring);
         FabricOptions options = "busy".equals(mode)
-                ? FabricOptions.defaults().withYield(false).withSpinNanos(Long.MAX_VALUE / 4)
-                : FabricOptions.defaults().withSpinNanos(spinUs * 1000).withBusyPolls(busyPolls);
+                ? base.withYield(false).withSpinNanos(Long.MAX_VALUE / 4)
+                : base.withSpinNanos(spinUs * 1000).withBusyPolls(busyPolls);
         if (serve) {
             serve(provider, options, fresh);
         } else {
@@ -138,7 +143,7 @@ public final class FabricPingPong {
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"),
                 FabricPingPong.class.getName(), "--serve",
                 "-p", provider, "-m", mode, "-S", Long.toString(options.spinNanos() / 1000), "-B",
-                Integer.toString(options.busyPolls())));
+                Integer.toString(options.busyPolls()), "-R", Long.toString(options.sendRingBytes())));
         if (fresh) {
             cmd.add("-f");
         }
@@ -160,7 +165,9 @@ public final class FabricPingPong {
             }
             long[] rtt = new long[iters];
             for (int size : sizes) {
-                ByteBuffer msg = ByteBuffer.allocateDirect(size);
+                // 64-byte aligned as the endpoint's buffers are: shm's CMA copy from another offset is slower,
+                // so the endpoint would first copy such a buffer into its staging buffer (rf_copy in remora_fabric.h)
+                ByteBuffer msg = ByteBuffer.allocateDirect(size + 128).alignedSlice(64).limit(size).slice();
                 for (int i = 0; i < size; i++) {
                     msg.put(i, (byte) (i * 31 + size));
                 }
