@@ -137,6 +137,8 @@ public final class Installer {
                 .nativeEnabled(config.flag(Property.NATIVE))
                 .fabricProvider(config.get(Property.FABRIC_PROVIDER))
                 .fabricSpinNanos(config.integer(Property.FABRIC_SPIN))
+                .fabricSpinMaxNanos(config.integer(Property.FABRIC_SPIN_MAX))
+                .fabricRingBytes(config.integer(Property.FABRIC_RING))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))

@@ -65,7 +65,8 @@ public final class RemoraRouter implements CallRouter {
         this.technologies = options.transport == RouterOptions.Transport.SOCKET ? new Technology[] {socket}
                 : new Technology[] {socket, new FabricTechnology(new FabricTechnology.Settings(
                         options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
-                        options.fabricProvider, options.fabricSpinNanos, options.fabricSleepNanos,
+                        options.fabricProvider, options.fabricSpinNanos, options.fabricSpinMaxNanos,
+                        options.fabricRingBytes, options.fabricSleepNanos,
                         options.maxFrameBytes, options.connectTimeoutMillis, options.listener), socket)};
     }
 

@@ -33,6 +33,8 @@ public final class RouterOptions {
     boolean nativeEnabled = true;
     String fabricProvider = "auto";
     long fabricSpinNanos = -1;
+    long fabricSpinMaxNanos = -1;
+    long fabricRingBytes = -1;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
     Serializer serializer = Serializer.FAST;
@@ -122,6 +124,21 @@ public final class RouterOptions {
     /** remora.fabric.spin: nanoseconds a fabric receiver polls before it sleeps; negative = the fabric default. */
     public RouterOptions fabricSpinNanos(long nanos) {
         fabricSpinNanos = nanos;
+        return this;
+    }
+
+    /**
+     * remora.fabric.spin.max: the most a fabric wait's adaptive spin may grow to (twice what such waits lately
+     * lasted); at or below remora.fabric.spin: no adaptation; negative = the fabric default.
+     */
+    public RouterOptions fabricSpinMaxNanos(long nanos) {
+        fabricSpinMaxNanos = nanos;
+        return this;
+    }
+
+    /** remora.fabric.ring: bytes of each fabric endpoint's send ring over shm; 0 = none; negative = the default. */
+    public RouterOptions fabricRingBytes(long bytes) {
+        fabricRingBytes = bytes;
         return this;
     }
 

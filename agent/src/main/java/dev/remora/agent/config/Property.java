@@ -27,6 +27,14 @@ public enum Property {
     FABRIC_SPIN("remora.fabric.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver polls (yielding the CPU) before it sleeps: on the completion queue's fd"
                     + " where the provider has one (tcp), else in naps up to 1 ms (shm)."),
+    FABRIC_SPIN_MAX("remora.fabric.spin.max", "200000", integer(0, Integer.MAX_VALUE),
+            "Nanoseconds a fabric wait may spin at most when it adapts: twice what such waits lately lasted, at least"
+                    + " remora.fabric.spin, so a peer that answers a little after remora.fabric.spin does not cost a"
+                    + " sleep and wake-up (30-60 us on a VM). At or below remora.fabric.spin = no adaptation."),
+    FABRIC_RING("remora.fabric.ring", "4194304", integer(0, Integer.MAX_VALUE),
+            "Bytes of each fabric endpoint's send ring over shm: messages above the inject size are staged one after"
+                    + " another in it, not always in the buffer the peer's CMA copy just read (taking that back from the"
+                    + " peer CPU's cache made a 100 KB send 3-4 times slower). 0 = one staging buffer."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver naps idle (shm, which has no wait fd) before it asks its peer, on the"
                     + " link's TCP connection, to ring before the next frame, and sleeps until then: an idle link costs"

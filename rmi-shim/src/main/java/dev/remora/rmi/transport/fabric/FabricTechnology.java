@@ -58,6 +58,8 @@ public final class FabricTechnology implements Technology {
         final boolean nativeEnabled;
         final String provider;
         final long spinNanos;
+        final long spinMaxNanos;
+        final long ringBytes;
         final long sleepNanos;
         final int maxFrame;
         final int handshakeTimeoutMillis;
@@ -68,13 +70,17 @@ public final class FabricTechnology implements Technology {
          * @param nativeEnabled remora.native: false = unavailable without loading anything
          * @param provider remora.fabric.provider: "auto" or a provider
          * @param spinNanos remora.fabric.spin; negative = the fabric module's default
+         * @param spinMaxNanos remora.fabric.spin.max: the most an adaptive spin may grow to; negative = the default
+         * @param ringBytes remora.fabric.ring: the endpoints' send ring over shm; negative = the default
          * @param sleepNanos remora.fabric.sleep: idle time before a receiver asks its peer to ring and sleeps; 0 never
          * @param maxFrame largest frame accepted from a peer
          * @param handshakeTimeoutMillis how long each handshake read may wait
          * @param listener where fallbacks and debug lines go
          */
-        public Settings(boolean requested, boolean nativeEnabled, String provider, long spinNanos, long sleepNanos,
-                int maxFrame, int handshakeTimeoutMillis, RouterListener listener) {
+        public Settings(boolean requested, boolean nativeEnabled, String provider, long spinNanos, long spinMaxNanos,
+                long ringBytes, long sleepNanos, int maxFrame, int handshakeTimeoutMillis, RouterListener listener) {
+            this.spinMaxNanos = spinMaxNanos;
+            this.ringBytes = ringBytes;
             this.sleepNanos = sleepNanos;
             this.requested = requested;
             this.nativeEnabled = nativeEnabled;
@@ -94,11 +100,13 @@ public final class FabricTechnology implements Technology {
         this(settings, fallback, FabricOptions.defaults());
     }
 
-    /** As above, with the endpoints' options other than the spin (tests: e.g. a long deep sleep). */
+    /** As above, with the endpoints' options other than those in settings (tests: e.g. a long deep sleep). */
     FabricTechnology(Settings settings, Technology fallback, FabricOptions options) {
         this.settings = settings;
         this.fallback = fallback;
-        this.fabricOptions = settings.spinNanos >= 0 ? options.withSpinNanos(settings.spinNanos) : options;
+        FabricOptions o = settings.spinNanos >= 0 ? options.withSpinNanos(settings.spinNanos) : options;
+        o = settings.spinMaxNanos >= 0 ? o.withSpinMaxNanos(settings.spinMaxNanos) : o;
+        this.fabricOptions = settings.ringBytes >= 0 ? o.withSendRingBytes(settings.ringBytes) : o;
     }
 
     @Override

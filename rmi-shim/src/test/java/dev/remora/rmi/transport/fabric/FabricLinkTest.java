@@ -88,7 +88,7 @@ class FabricLinkTest {
     }
 
     private FabricTechnology technology(String provider) {
-        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, 1_000_000, MAX, 5000,
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, -1, -1, 1_000_000, MAX, 5000,
                 listener), new SocketTechnology(MAX, 0));
     }
 
@@ -291,7 +291,7 @@ class FabricLinkTest {
 
     /** The technology with the given remora.fabric.sleep and a 30 s safety net on deep sleeps. */
     private FabricTechnology sleeping(long sleepNanos) {
-        return new FabricTechnology(new FabricTechnology.Settings(true, true, "shm", -1, sleepNanos, MAX, 5000,
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, "shm", -1, -1, -1, sleepNanos, MAX, 5000,
                 listener), new SocketTechnology(MAX, 0), FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L));
     }
 
@@ -350,7 +350,7 @@ class FabricLinkTest {
 
     @Test
     void nativeDisabledIsUnavailableWithoutFailing() {
-        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, 1_000_000,
+        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, -1, -1, 1_000_000,
                 MAX, 5000, listener), new SocketTechnology(MAX, 0));
         assertFalse(t.available());
         assertEquals(1, notes.size(), notes.toString());
