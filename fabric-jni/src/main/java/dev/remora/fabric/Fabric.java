@@ -1,6 +1,8 @@
 package dev.remora.fabric;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -76,5 +78,20 @@ public final class Fabric {
             }
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * Removes the shm provider's region files (/dev/shm/PID:UID:N, 16 MB each) of a process that was killed with
+     * SIGKILL, which skips libfabric's cleanup and Remora's exit hook, so each file would keep 16 MB of RAM until
+     * reboot. Only call it once {@code pid} is dead: a live process's endpoints would lose their names. Best effort.
+     */
+    public static void removeShmRegionsOf(long pid) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/dev/shm"), pid + ":*")) {
+            for (Path p : ds) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // no /dev/shm, or already gone: nothing to clean
+        }
     }
 }

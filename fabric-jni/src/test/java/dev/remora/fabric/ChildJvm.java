@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -52,7 +51,7 @@ final class ChildJvm {
         reader.start();
         boolean done = p.waitFor(timeoutSeconds, TimeUnit.SECONDS);
         if (!done && p.destroyForcibly().waitFor(5, TimeUnit.SECONDS)) {
-            removeShmRegionsOf(p.pid());
+            Fabric.removeShmRegionsOf(p.pid());
         }
         reader.join(5_000);
         synchronized (out) {
@@ -100,23 +99,8 @@ final class ChildJvm {
         @Override
         public void close() throws InterruptedException {
             if (process.destroyForcibly().waitFor(5, TimeUnit.SECONDS)) {
-                removeShmRegionsOf(process.pid());
+                Fabric.removeShmRegionsOf(process.pid());
             }
-        }
-    }
-
-    /**
-     * Removes the shm provider's region files of a process this test killed (SIGKILL skips libfabric's cleanup and
-     * the agent's exit hook, so each would keep 16 MB of /dev/shm, that is RAM, until reboot). Names start with the
-     * creator's PID; only call this once {@code pid} is dead.
-     */
-    static void removeShmRegionsOf(long pid) {
-        try (java.nio.file.DirectoryStream<Path> ds = Files.newDirectoryStream(Path.of("/dev/shm"), pid + ":*")) {
-            for (Path p : ds) {
-                Files.deleteIfExists(p);
-            }
-        } catch (IOException | RuntimeException ignored) {
-            // no /dev/shm, or already gone: nothing to clean
         }
     }
 }

@@ -205,7 +205,9 @@ public final class FabricPingPong {
                 throw new IOException("server did not exit");
             }
         } finally {
-            server.destroyForcibly();
+            if (server.isAlive() && server.destroyForcibly().waitFor(5, TimeUnit.SECONDS)) {
+                Fabric.removeShmRegionsOf(server.pid()); // SIGKILL left its shm region behind
+            }
         }
     }
 
