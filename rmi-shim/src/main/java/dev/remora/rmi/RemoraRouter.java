@@ -303,11 +303,19 @@ public final class RemoraRouter implements CallRouter {
                 n += k;
             }
             int offered = head[6];
+            short version = FrameBuffer.getShort(head, 4);
             Technology chosen = null;
             for (Technology t : technologies) {
-                if ((offered & t.bit()) != 0 && t.available() && (chosen == null || t.bit() > chosen.bit())) {
+                if (version == Frame.VERSION && (offered & t.bit()) != 0 && t.available()
+                        && (chosen == null || t.bit() > chosen.bit())) {
                     chosen = t;
                 }
+            }
+            if (version != Frame.VERSION) { // answered with this side's version and no technology: JRMP it is
+                options.listener.note("hello-version:" + version, "a client at "
+                        + socket.getInetAddress().getHostAddress() + " speaks Remora protocol version " + version
+                        + ", this JVM version " + Frame.VERSION + " (different Remora releases); its calls stay on"
+                        + " JRMP");
             }
             FrameBuffer answer = new FrameBuffer(Frame.HELLO_LENGTH);
             answer.writeInt(Frame.MAGIC);

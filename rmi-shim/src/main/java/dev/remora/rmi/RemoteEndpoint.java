@@ -94,8 +94,13 @@ final class RemoteEndpoint {
             InputStream in = s.getInputStream();
             new DataInputStream(in).readFully(answer);
             int chosen = answer[6];
-            if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC || FrameBuffer.getShort(answer, 4) != Frame.VERSION) {
+            if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC) {
                 return vanilla(s, "answered the hello with something else");
+            }
+            short version = FrameBuffer.getShort(answer, 4);
+            if (version != Frame.VERSION) {
+                return vanilla(s, "speaks Remora protocol version " + version + ", this JVM version " + Frame.VERSION
+                        + " (different Remora releases); run the same Remora on both sides to leave JRMP");
             }
             for (Technology t : technologies) {
                 if (t.bit() == chosen) {

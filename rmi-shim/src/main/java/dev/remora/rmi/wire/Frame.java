@@ -28,6 +28,8 @@ package dev.remora.rmi.wire;
  * <p>Connection opening ({@link #HELLO_LENGTH} bytes each way): the client sends {@code MAGIC, VERSION (short),
  * technologies (byte bitmask), 0}; a Remora server answers {@code MAGIC, VERSION, chosen technology, 0}. A JRMP
  * server reads the first six bytes, sees the wrong magic and closes: the client then knows the endpoint is vanilla.
+ * Peers of different {@link #VERSION}s (different Remora releases) stay on JRMP: a server answers a client of another
+ * version with no technology, and a client treats a server of another version as vanilla; each says so once.
  */
 public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
