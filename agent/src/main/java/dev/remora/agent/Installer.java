@@ -136,6 +136,7 @@ public final class Installer {
                         : dev.remora.rmi.RouterOptions.Transport.AUTO)
                 .nativeEnabled(config.flag(Property.NATIVE))
                 .fabricProvider(config.get(Property.FABRIC_PROVIDER))
+                .spareBytes(config.integer(Property.SERIALIZER_SPARES))
                 .fabricSpinNanos(config.integer(Property.FABRIC_SPIN))
                 .fabricSpinMaxNanos(config.integer(Property.FABRIC_SPIN_MAX))
                 .fabricRingBytes(config.integer(Property.FABRIC_RING))

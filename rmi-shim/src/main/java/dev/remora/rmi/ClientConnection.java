@@ -46,7 +46,7 @@ final class ClientConnection implements Link.Sink {
     ClientConnection(Link link, RouterOptions options) {
         this.link = link;
         this.options = options;
-        this.fast = new FastChannel(options.typeCache);
+        this.fast = new FastChannel(options.typeCache, options.spareBytes);
         this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(options.idleCheckMillis);
     }
 
@@ -177,6 +177,7 @@ final class ClientConnection implements Link.Sink {
                 timeout = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
             }
             FrameBuffer f;
+            fast.prepareRead();
             try {
                 f = link.receive(this, timeout);
             } catch (SocketTimeoutException e) {
@@ -281,6 +282,7 @@ final class ClientConnection implements Link.Sink {
             dead = cause;
         }
         link.close();
+        fast.close();
         for (int i = 0; i < SLOTS; i++) {
             PendingCall pc = slots.get(i);
             if (pc != null && pc.fail(cause)) {

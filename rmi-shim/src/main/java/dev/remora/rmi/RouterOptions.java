@@ -39,6 +39,7 @@ public final class RouterOptions {
     long socketSpinNanos = 20_000;
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
+    long spareBytes = 16L << 20;
 
     public static RouterOptions defaults() {
         return new RouterOptions();
@@ -164,6 +165,15 @@ public final class RouterOptions {
     }
 
     /** remora.typecache: types described once per connection (default) or on every call. */
+    /**
+     * remora.serializer.spares: bytes of arrays all connections together may make ahead for the long primitive arrays
+     * they keep receiving (dev.remora.serializer.Spares); 0 = none.
+     */
+    public RouterOptions spareBytes(long bytes) {
+        spareBytes = Math.max(0, bytes);
+        return this;
+    }
+
     public RouterOptions typeCache(TypeCacheMode mode) {
         typeCache = mode == null ? TypeCacheMode.CONNECTION : mode;
         return this;

@@ -77,7 +77,7 @@ final class ServerConnection implements Link.Sink {
         this.exports = exports;
         this.pool = pool;
         this.options = options;
-        this.fast = new FastChannel(options.typeCache);
+        this.fast = new FastChannel(options.typeCache, options.spareBytes);
         this.fastReplies = options.serializer == RouterOptions.Serializer.FAST;
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
@@ -116,6 +116,7 @@ final class ServerConnection implements Link.Sink {
         boolean end = true;
         try {
             while (true) {
+                fast.prepareRead();
                 FrameBuffer f = link.receive(this, 0);
                 options.listener.bytes(0, f.length());
                 byte kind = f.array()[Frame.OFF_KIND];
@@ -195,6 +196,7 @@ final class ServerConnection implements Link.Sink {
     /** The connection is over: frees it and releases the thread waiting in {@link #run}. */
     private void finish() {
         link.close();
+        fast.close();
         pinned.clear();
         if (auto) {
             DispatchWatchdog.unregister(this);

@@ -89,6 +89,17 @@ public class RemoraObjectInput extends ObjectInputStream {
     private final Guard guard;
     private byte[] own;
 
+    /** The connection's arrays made ahead (null: none). */
+    private Spares spares;
+
+    /**
+     * Lets this reader take long primitive arrays from {@code s} instead of allocating them (see {@link Spares});
+     * null: allocate every array.
+     */
+    public void spares(Spares s) {
+        spares = s;
+    }
+
     /** A stream for one connection's calls; the type table belongs to the connection. */
     public RemoraObjectInput(ReadTypeTable types, SerializerOptions options) throws IOException {
         this(types, options, null);
@@ -119,6 +130,9 @@ public class RemoraObjectInput extends ObjectInputStream {
     /** Starts reading one message: b[off, off+len) must stay unchanged until {@link #endCall()}. */
     public void beginCall(byte[] b, int off, int len) throws IOException {
         java.util.Objects.checkFromIndexSize(off, len, b.length);
+        if (spares != null) {
+            spares.begin();
+        }
         clearHandles();
         buf = b;
         pos = off;
@@ -358,15 +372,16 @@ public class RemoraObjectInput extends ObjectInputStream {
         int h = reserve(unshared);
         Object a;
         int n = len * size;
+        Object made = spares != null && n >= Spares.MIN_BYTES && Spares.primitive(cc) ? spares.take(cc, len) : null;
         switch (cc) {
             case 'B': {
-                byte[] r = new byte[len];
+                byte[] r = made != null ? (byte[]) made : new byte[len];
                 System.arraycopy(buf, pos, r, 0, len);
                 a = r;
                 break;
             }
             case 'Z': {
-                boolean[] r = new boolean[len];
+                boolean[] r = made != null ? (boolean[]) made : new boolean[len];
                 for (int i = 0; i < len; i++) {
                     r[i] = buf[pos + i] != 0;
                 }
@@ -374,19 +389,19 @@ public class RemoraObjectInput extends ObjectInputStream {
                 break;
             }
             case 'C': {
-                char[] r = new char[len];
+                char[] r = made != null ? (char[]) made : new char[len];
                 ByteBuffer.wrap(buf, pos, n).order(senderOrder).asCharBuffer().get(r);
                 a = r;
                 break;
             }
             case 'S': {
-                short[] r = new short[len];
+                short[] r = made != null ? (short[]) made : new short[len];
                 ByteBuffer.wrap(buf, pos, n).order(senderOrder).asShortBuffer().get(r);
                 a = r;
                 break;
             }
             case 'I': {
-                int[] r = new int[len];
+                int[] r = made != null ? (int[]) made : new int[len];
                 if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
@@ -406,7 +421,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 break;
             }
             case 'F': {
-                float[] r = new float[len];
+                float[] r = made != null ? (float[]) made : new float[len];
                 if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
@@ -426,7 +441,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 break;
             }
             case 'J': {
-                long[] r = new long[len];
+                long[] r = made != null ? (long[]) made : new long[len];
                 if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
@@ -446,7 +461,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 break;
             }
             case 'D': {
-                double[] r = new double[len];
+                double[] r = made != null ? (double[]) made : new double[len];
                 if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;

@@ -3,6 +3,7 @@ package dev.remora.rmi.fast;
 import dev.remora.rmi.wire.FrameBuffer;
 import dev.remora.serializer.ReadTypeTable;
 import dev.remora.serializer.SerializerOptions;
+import dev.remora.serializer.Spares;
 import dev.remora.serializer.TypeCacheMode;
 import dev.remora.serializer.WriteTypeTable;
 import java.io.IOException;
@@ -28,6 +29,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class FastChannel {
     private final SerializerOptions options;
+    private final Spares spares; // null: none
     private final ReentrantLock writeLock = new ReentrantLock();
     private final WriteTypeTable writeTypes = new WriteTypeTable();
     private final ReadTypeTable readTypes = new ReadTypeTable();
@@ -41,11 +43,43 @@ public final class FastChannel {
     private volatile IOException broken;
 
     public FastChannel(SerializerOptions options) {
+        this(options, 0);
+    }
+
+    /**
+     * @param spareBytes budget of arrays made ahead for long primitive arrays this connection keeps receiving (see
+     *     {@link Spares}; shared by every connection of the JVM); 0: none
+     */
+    public FastChannel(SerializerOptions options, long spareBytes) {
         this.options = options;
+        this.spares = spareBytes > 0 ? new Spares(spareBytes) : null;
     }
 
     public FastChannel(TypeCacheMode mode) {
         this(SerializerOptions.DEFAULTS.withTypeCache(mode));
+    }
+
+    public FastChannel(TypeCacheMode mode, long spareBytes) {
+        this(SerializerOptions.DEFAULTS.withTypeCache(mode), spareBytes);
+    }
+
+    /**
+     * The reading thread is about to wait for the connection's next frame: it makes the arrays the next message will
+     * likely need (see {@link Spares}), while it would only wait.
+     */
+    public void prepareRead() {
+        Spares s = spares;
+        if (s != null) {
+            s.prepare();
+        }
+    }
+
+    /** The connection is over: lets go of the arrays made ahead. Any thread. */
+    public void close() {
+        Spares s = spares;
+        if (s != null) {
+            s.drop();
+        }
     }
 
     public void lockWrite() {
@@ -134,6 +168,7 @@ public final class FastChannel {
         RmiFastInput i = filter == null ? in : filteredReader(filter);
         if (i == null) {
             in = i = new RmiFastInput(readTypes, options);
+            i.spares(spares);
         }
         i.server(server);
         reading = Thread.currentThread();
@@ -163,6 +198,7 @@ public final class FastChannel {
         RmiFastInput i = filtered.get(filter);
         if (i == null) {
             i = new RmiFastInput(readTypes, options);
+            i.spares(spares);
             i.setStreamFilter(filter);
             filtered.put(filter, i);
         }

@@ -66,6 +66,38 @@ class FastMarshalTest {
     }
 
     /**
+     * Connections make ahead the long arrays their messages keep carrying (dev.remora.serializer.Spares): the reading
+     * threads prepare them before they wait, results stay new arrays, and closing the connections lets them go.
+     */
+    @Test
+    void connectionsMakeRepeatedLongArraysAheadAndLetThemGoWhenClosed() throws Throwable {
+        long base = dev.remora.serializer.Spares.held();
+        Object[] results = new Object[6];
+        try (Rig rig = rig(Serializer.FAST, Serializer.FAST)) {
+            Object ref = rig.export(new Svc.Impl());
+            for (int call = 0; call < results.length; call++) {
+                byte[] b = new byte[100_000];
+                Arrays.fill(b, (byte) call);
+                results[call] = rig.result(ref, m("any"), b);
+                assertArrayEquals(b, (byte[]) results[call]);
+                assertNotSame(b, results[call]);
+            }
+            long held = dev.remora.serializer.Spares.held() - base;
+            assertTrue(held >= 100_000, "arrays made ahead by the readers: " + held + " bytes");
+        }
+        for (int a = 0; a < results.length; a++) {
+            for (int b = a + 1; b < results.length; b++) {
+                assertNotSame(results[a], results[b]);
+            }
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L; // the server's reader ends on its own thread
+        while (dev.remora.serializer.Spares.held() != base && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(base, dev.remora.serializer.Spares.held(), "closed connections hold no arrays made ahead");
+    }
+
+    /**
      * Payloads of 16 KB and more are sent from the serializer's buffer as the frame's tail (no copy into the frame):
      * below the socket link's two-write size (absorbed), above it, and over a megabyte, from several threads at once
      * (a tail stays valid only while its channel's write lock is held).
