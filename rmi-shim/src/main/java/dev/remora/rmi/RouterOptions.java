@@ -164,7 +164,6 @@ public final class RouterOptions {
         return this;
     }
 
-    /** remora.typecache: types described once per connection (default) or on every call. */
     /**
      * remora.serializer.spares: bytes of arrays all connections together may make ahead for the long primitive arrays
      * they keep receiving (dev.remora.serializer.Spares); 0 = none.
@@ -174,6 +173,7 @@ public final class RouterOptions {
         return this;
     }
 
+    /** remora.typecache: types described once per connection (default) or on every call. */
     public RouterOptions typeCache(TypeCacheMode mode) {
         typeCache = mode == null ? TypeCacheMode.CONNECTION : mode;
         return this;

@@ -139,9 +139,10 @@ public final class Spares {
         }
     }
 
-    /** Lets go of every array made ahead (the connection closes); any thread. */
+    /** Lets go of every array made ahead and makes no more (the connection closes); any thread. */
     public synchronized void drop() {
         release();
+        disabled = true;
         active = false;
     }
 
