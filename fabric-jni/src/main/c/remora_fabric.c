@@ -289,9 +289,14 @@ void rf_copy(void *dst, const void *src, size_t n) {
     memcpy(dst, src, n);
 }
 
+/* len rounded up to whole 4096-byte pages. */
+static size_t rf_pages(size_t len) {
+    return (len + 4095) & ~(size_t) 4095;
+}
+
 /* Page-aligned memory of at least len bytes: staging and receive buffers are congruent modulo 64 (see rf_copy). */
 static void *rf_alloc_aligned(size_t len) {
-    return aligned_alloc(4096, (len + 4095) & ~(size_t) 4095);
+    return aligned_alloc(4096, rf_pages(len));
 }
 
 static void rf_fail(char *err, const char *call, int rc) {
@@ -1047,7 +1052,7 @@ int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeou
  * messages are injected (the provider copies them into its own buffers) and use the fixed buffer.
  */
 void rf_set_send_ring(rf_ep *ep, size_t bytes) {
-    size_t cap = (bytes + 4095) & ~(size_t) 4095;
+    size_t cap = rf_pages(bytes);
     if (cap != ep->ring_cap) {
         free(ep->ring);
         ep->ring = NULL;
@@ -1062,7 +1067,7 @@ void *rf_staging(rf_ep *ep, size_t len) {
             ep->ring = rf_alloc_aligned(ep->ring_cap);
         }
         if (ep->ring != NULL) { /* else, out of memory: the fixed buffer below */
-            size_t need = (len + 4095) & ~(size_t) 4095; /* page-aligned, as the receiver's buffers */
+            size_t need = rf_pages(len); /* page-aligned, as the receiver's buffers */
             if (ep->ring_pos + need > ep->ring_cap) {
                 ep->ring_pos = 0;
             }

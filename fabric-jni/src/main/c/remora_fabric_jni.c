@@ -165,6 +165,21 @@ static void rf_jni_send(JNIEnv *env, jclass cls, jlong handle, jlong peer, jobje
     }
 }
 
+/*
+ * Copies len bytes of primitive array a from byte off to dst, holding the array (critical) only for the copy. Not
+ * Get<Type>ArrayRegion: the JVM copies with memmove, whose `rep movsb` is 16x slower at some offsets (see rf_copy).
+ * Returns 0 with an exception pending when the array cannot be reached.
+ */
+static int rf_jni_copy_piece(JNIEnv *env, jobject a, jint off, char *dst, jint len) {
+    char *p = a == NULL ? NULL : (*env)->GetPrimitiveArrayCritical(env, a, NULL);
+    if (p == NULL) {
+        return 0;
+    }
+    rf_copy(dst, p + off, (size_t) len);
+    (*env)->ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
+    return 1;
+}
+
 /* header (direct buffer, may be null) + byte[] body, copied into the staging buffer and sent as one message */
 static void rf_jni_send_array(JNIEnv *env, jclass cls, jlong handle, jlong peer, jobject header, jint hoff, jint hlen,
                            jbyteArray body, jint boff, jint blen, jlong timeout_ns) {
@@ -188,14 +203,8 @@ static void rf_jni_send_array(JNIEnv *env, jclass cls, jlong handle, jlong peer,
     if (hlen > 0) {
         rf_copy(staging, h + hoff, (size_t) hlen);
     }
-    if (blen > 0) {
-        /* not GetByteArrayRegion: the JVM copies with memmove, whose `rep movsb` is 16x slower at some offsets */
-        char *p = (*env)->GetPrimitiveArrayCritical(env, body, NULL);
-        if (p == NULL) {
-            return; /* OutOfMemoryError pending */
-        }
-        rf_copy(staging + hlen, p + boff, (size_t) blen);
-        (*env)->ReleasePrimitiveArrayCritical(env, body, p, JNI_ABORT);
+    if (blen > 0 && !rf_jni_copy_piece(env, body, boff, staging + hlen, blen)) {
+        return; /* OutOfMemoryError pending */
     }
     int rc = rf_send(ep, peer, staging, total, timeout_ns, err);
     if (rc != RF_OK) {
@@ -205,7 +214,7 @@ static void rf_jni_send_array(JNIEnv *env, jclass cls, jlong handle, jlong peer,
 
 /*
  * Pieces of primitive arrays (byte offsets and lengths, checked by FabricEndpoint.sendGather), copied in order into
- * the staging buffer and sent as one message. Each array is held (critical) only for its memcpy: never across the
+ * the staging buffer and sent as one message. Each array is held (critical) only for its copy: never across the
  * send, which may wait on the peer.
  */
 static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer, jobjectArray arrays,
@@ -230,14 +239,8 @@ static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer
     size_t at = 0;
     for (jint i = 0; ok && i < count; i++) {
         jobject a = (*env)->GetObjectArrayElement(env, arrays, i);
-        char *p = a == NULL ? NULL : (*env)->GetPrimitiveArrayCritical(env, a, NULL);
-        if (p == NULL) {
-            ok = 0;
-        } else {
-            rf_copy(staging + at, p + off[i], (size_t) len[i]);
-            (*env)->ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
-            at += (size_t) len[i];
-        }
+        ok = rf_jni_copy_piece(env, a, off[i], staging + at, len[i]);
+        at += (size_t) len[i];
         (*env)->DeleteLocalRef(env, a);
     }
     (*env)->ReleaseIntArrayElements(env, lengths, len, JNI_ABORT);

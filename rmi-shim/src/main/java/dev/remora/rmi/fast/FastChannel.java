@@ -167,8 +167,7 @@ public final class FastChannel {
         }
         RmiFastInput i = filter == null ? in : filteredReader(filter);
         if (i == null) {
-            in = i = new RmiFastInput(readTypes, options);
-            i.spares(spares);
+            in = i = newReader();
         }
         i.server(server);
         reading = Thread.currentThread();
@@ -197,11 +196,17 @@ public final class FastChannel {
         }
         RmiFastInput i = filtered.get(filter);
         if (i == null) {
-            i = new RmiFastInput(readTypes, options);
-            i.spares(spares);
+            i = newReader();
             i.setStreamFilter(filter);
             filtered.put(filter, i);
         }
+        return i;
+    }
+
+    /** A reader of this channel's messages: its type table, its arrays made ahead. */
+    private RmiFastInput newReader() throws IOException {
+        RmiFastInput i = new RmiFastInput(readTypes, options);
+        i.spares(spares);
         return i;
     }
 
