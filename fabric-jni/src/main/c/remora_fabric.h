@@ -80,19 +80,22 @@ int rf_insert(rf_ep *ep, const void *addr, size_t len, int64_t *peer, char *err)
 
 int rf_remove(rf_ep *ep, int64_t peer, char *err);
 
-/* Sends len bytes; returns when the buffer may be reused. timeout_ns bounds the wait for a slow or dead peer. */
+/* Sends len bytes; returns when the buffer may be reused (a send from rf_staging's ring may still be in flight: the
+ * ring keeps its region until it completed). timeout_ns bounds the wait for a slow or dead peer. */
 int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeout_ns, char *err);
 
-/* A staging buffer of at least len bytes for the next rf_send, for callers that copy before sending (NULL: out of
- * memory); free again once that rf_send returned. Page-aligned, as the receive buffers are (see rf_copy for why a
- * sender's and a receiver's buffers must agree). Over shm, messages above the inject size and up to a quarter of the
- * send ring are placed one after another in the ring (see rf_set_send_ring), others in one fixed buffer. */
-void *rf_staging(rf_ep *ep, size_t len);
+/* A staging buffer of at least len bytes for the next rf_send, for callers that copy before sending (NULL with err
+ * filled: out of memory, or the ring's earlier sends did not complete within timeout_ns); free again once that rf_send
+ * returned. Page-aligned, as the receive buffers are (see rf_copy for why a sender's and a receiver's buffers must
+ * agree). Over shm, messages above the inject size and up to a quarter of the send ring are placed one after another
+ * in the ring (see rf_set_send_ring), others in one fixed buffer. */
+void *rf_staging(rf_ep *ep, size_t len, int64_t timeout_ns, char *err);
 
 /* Size of the send ring (rounded up to 4096 bytes; 0: none, every message is staged in one buffer). Default
  * RF_SEND_RING_DEFAULT; allocated on first use. Call before the first send. */
 void rf_set_send_ring(rf_ep *ep, size_t bytes);
 #define RF_SEND_RING_DEFAULT (4u << 20)
+#define RF_BEHIND_MAX 32             /* sends from the ring that may complete behind the caller (see rf_send) */
 
 /*
  * memcpy for large copies whose source and destination may sit at any offset from each other. glibc's memcpy moves
@@ -116,6 +119,9 @@ void *rf_buffer(rf_ep *ep, int slot, size_t *capacity);
 
 /* The spin budget (ns) the next wait for a message starts with (see rf_wait_policy): for diagnostics and tests. */
 int64_t rf_spin_budget_rx(rf_ep *ep);
+
+/* Sends from the ring still in flight behind their callers (see rf_send); for tests. */
+int rf_sends_behind(rf_ep *ep);
 
 /* Whether waits sleep on a CQ fd (the provider has FI_WAIT_FD, e.g. tcp) rather than in naps (shm). */
 int rf_waits_on_fd(rf_ep *ep);

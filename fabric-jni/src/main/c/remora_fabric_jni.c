@@ -195,9 +195,9 @@ static void rf_jni_send_array(JNIEnv *env, jclass cls, jlong handle, jlong peer,
         }
     }
     size_t total = (size_t) hlen + (size_t) blen;
-    char *staging = rf_staging(ep, total);
+    char *staging = rf_staging(ep, total, timeout_ns, err);
     if (staging == NULL) {
-        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_tsend: cannot allocate the staging buffer");
+        rf_jni_throw(env, RF_ERROR, err);
         return;
     }
     if (hlen > 0) {
@@ -234,7 +234,7 @@ static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer
     for (jint i = 0; i < count; i++) {
         total += (size_t) len[i];
     }
-    char *staging = rf_staging(ep, total);
+    char *staging = rf_staging(ep, total, timeout_ns, err);
     int ok = staging != NULL;
     size_t at = 0;
     for (jint i = 0; ok && i < count; i++) {
@@ -246,7 +246,7 @@ static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer
     (*env)->ReleaseIntArrayElements(env, lengths, len, JNI_ABORT);
     (*env)->ReleaseIntArrayElements(env, offsets, off, JNI_ABORT);
     if (staging == NULL) {
-        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_tsend: cannot allocate the staging buffer");
+        rf_jni_throw(env, RF_ERROR, err);
         return;
     }
     if (!ok) {

@@ -254,12 +254,106 @@ static void round_trip(rf_ep *client, int64_t peer, size_t size, size_t skew) {
     free(block);
 }
 
+typedef struct sink_arg {
+    rf_ep *ep;
+    int count;                       /* messages to take */
+    size_t size;
+    long delay_ns;                   /* a pause before each receive: a peer slower than the sender */
+    int good;                        /* messages that arrived whole, in order */
+} sink_arg;
+
+/* Message i of a burst: size bytes that depend on i. */
+static void burst_fill(char *p, size_t size, int i) {
+    for (size_t k = 0; k < size; k++) {
+        p[k] = (char) (k * 13 + (size_t) i * 101);
+    }
+}
+
+static void *sink_main(void *p) {
+    sink_arg *a = p;
+    char err[RF_ERR_LEN];
+    char *want = malloc(a->size);
+    for (int i = 0; i < a->count; i++) {
+        struct timespec ts = {0, a->delay_ns};
+        nanosleep(&ts, NULL);
+        rf_msg msg;
+        if (rf_recv(a->ep, 10000000000ll, &msg, err) != RF_OK) {
+            break;
+        }
+        size_t cap;
+        burst_fill(want, a->size, i);
+        if ((size_t) msg.length == a->size && memcmp(rf_buffer(a->ep, (int) msg.slot, &cap), want, a->size) == 0) {
+            a->good++;
+        }
+    }
+    free(want);
+    return NULL;
+}
+
+/*
+ * Over shm, a message staged in the send ring completes behind its sender (rf_send). Against a receiver that takes
+ * one message a millisecond: the first RF_BEHIND_MAX sends return at once, the next ones wait for a completion; every
+ * message arrives whole and in order, also when the ring goes round with sends in flight (30 of 200 KB in a 4 MiB
+ * ring: it waits for the last round's sends). And an endpoint closed with sends still in flight keeps their ring until the peer read
+ * them (rf_close).
+ */
+static void sends_complete_behind(const char *prov, rf_ep *b) {
+    if (strcmp(prov, "shm") != 0) {
+        return;
+    }
+    char err[RF_ERR_LEN];
+    size_t sizes[] = {5000, 200000};
+    int counts[] = {RF_BEHIND_MAX + 8, 30};
+    for (int round = 0; round < 3; round++) {
+        rf_ep *c = NULL;
+        if (rf_open(prov, &c, err) != RF_OK) {
+            CHECK(0, "cannot open a third endpoint: %s", err);
+            return;
+        }
+        const void *addr;
+        size_t len;
+        rf_address(b, &addr, &len);
+        int64_t peer = -1;
+        CHECK(rf_insert(c, addr, len, &peer, err) == RF_OK, "insert: %s", err);
+        int closing = round == 2; /* close c right after a few sends, before b read any */
+        size_t size = sizes[round == 1];
+        sink_arg sink = {.ep = b, .count = closing ? 3 : counts[round == 1], .size = size, .delay_ns = 1000000};
+        pthread_t t;
+        pthread_create(&t, NULL, sink_main, &sink);
+        int most = 0;
+        for (int i = 0; i < sink.count; i++) {
+            char *p = rf_staging(c, size, 10000000000ll, err);
+            CHECK(p != NULL, "staging: %s", err);
+            if (p == NULL) {
+                break;
+            }
+            burst_fill(p, size, i);
+            CHECK(rf_send(c, peer, p, size, 10000000000ll, err) == RF_OK, "send %d of %zu bytes: %s", i, size, err);
+            most = rf_sends_behind(c) > most ? rf_sends_behind(c) : most;
+        }
+        if (closing) {
+            CHECK(rf_sends_behind(c) > 0, "no send in flight when the endpoint closed");
+            rf_close(c);
+        }
+        pthread_join(t, NULL);
+        CHECK(sink.good == sink.count, "%d of %d messages of %zu bytes arrived whole (round %d)", sink.good,
+              sink.count, size, round);
+        if (round == 0) {
+            CHECK(most == RF_BEHIND_MAX, "at most %d sends were in flight behind their callers", most);
+        }
+        if (!closing) {
+            rf_close(c);
+        }
+    }
+}
+
 /*
  * rf_copy against memcpy: every size class (under RF_COPY_MIN, vector steps with a tail) at destination and source
  * offsets 0..63 apart, no byte written outside the destination. Also: staging buffers are page-aligned, as receive
  * buffers are (rf_copy's comment says why the two must be congruent).
  */
 static void copies_are_exact(rf_ep *ep) {
+    char err[RF_ERR_LEN];
     size_t sizes[] = {0, 1, 63, RF_COPY_MIN - 1, RF_COPY_MIN, RF_COPY_MIN + 1, 100000, 262144 + 77};
     size_t cap = 262144 + 77 + 256;
     unsigned char *src = malloc(cap), *dst = malloc(cap), *want = malloc(cap);
@@ -286,21 +380,23 @@ done:
     free(dst);
     free(want);
     for (size_t n = 64; n <= 8u << 20; n *= 8) {
-        void *staging = rf_staging(ep, n);
+        void *staging = rf_staging(ep, n, -1, err);
         CHECK(staging != NULL && ((uintptr_t) staging & 4095) == 0, "staging buffer for %zu bytes at %p", n, staging);
     }
     if (strcmp(rf_provider_name(ep), "shm") == 0) { /* the send ring: pages one after another, then round again */
         rf_set_send_ring(ep, 1u << 20);
-        char *first = rf_staging(ep, 100000), *p = first;
+        char *first = rf_staging(ep, 100000, -1, err), *p = first;
         for (int i = 1; i < 10; i++) {
-            char *next = rf_staging(ep, 100000);
+            char *next = rf_staging(ep, 100000, -1, err);
             CHECK(next == p + 102400, "ring message %d staged at +%td, expected +%d", i, next - first, i * 102400);
             p = next;
         }
-        CHECK(rf_staging(ep, 100000) == first, "the 11th 100 KB message did not go round the 1 MiB ring");
-        CHECK(rf_staging(ep, 300000) != first + 102400, "a message over a quarter of the ring was staged in it");
+        CHECK(rf_staging(ep, 100000, -1, err) == first, "the 11th 100 KB message did not go round the 1 MiB ring");
+        CHECK(rf_staging(ep, 300000, -1, err) != first + 102400,
+              "a message over a quarter of the ring was staged in it");
         rf_set_send_ring(ep, 0);
-        CHECK(rf_staging(ep, 100000) == rf_staging(ep, 100000), "without a ring, messages were staged apart");
+        char *again = rf_staging(ep, 100000, -1, err);
+        CHECK(rf_staging(ep, 100000, -1, err) == again, "without a ring, messages were staged apart");
         rf_set_send_ring(ep, RF_SEND_RING_DEFAULT);
     }
 }
@@ -402,6 +498,7 @@ int main(int argc, char **argv) {
     copies_are_exact(a);
     naps_use_a_small_timer_slack(a);
     deep_sleep_until_the_bell(a, b, peer_a);
+    sends_complete_behind(prov, b);
 
     echo_arg echo = {.ep = b};
     pthread_t t;
