@@ -34,7 +34,8 @@ public enum Property {
     FABRIC_RING("remora.fabric.ring", "4194304", integer(0, Integer.MAX_VALUE),
             "Bytes of each fabric endpoint's send ring over shm: messages above the inject size are staged one after"
                     + " another in it, not always in the buffer the peer's CMA copy just read (taking that back from the"
-                    + " peer CPU's cache made a 100 KB send 3-4 times slower). 0 = one staging buffer."),
+                    + " peer CPU's cache made a 100 KB send 3-4 times slower); those up to 256 KB complete behind the"
+                    + " sender, who need not wait for the peer to take them. 0 = one staging buffer, every send waits."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver naps idle (shm, which has no wait fd) before it asks its peer, on the"
                     + " link's TCP connection, to ring before the next frame, and sleeps until then: an idle link costs"
