@@ -1378,8 +1378,9 @@ void rf_close(rf_ep *ep) {
     if (ep == NULL) {
         return;
     }
-    if (ep->behind > 0 && ep->txcq != NULL) {
-        /* sends left behind: the peer's kernel reads them from the ring freed below; give it a moment */
+    if (ep->behind > 0 && ep->txcq != NULL && !ep->broken) {
+        /* sends left behind: the peer's kernel reads them from the ring freed below; give it a moment (a broken
+         * endpoint reports no more completions) */
         uint64_t deadline = rf_deadline(RF_BEHIND_DRAIN_NS);
         int none = 0;
         char err[RF_ERR_LEN];
