@@ -156,7 +156,6 @@ done:
 #define RF_MAX_SEG (64ull * 1024 * 1024)
 #define RF_MAX_SEGS 80
 #define RF_CQ_BATCH 8
-#define RF_YIELD_SHARED_NS 5000     /* a sched_yield this long ran another thread (alone: 0.3-1 us here) */
 #define RF_BEHIND_DRAIN_NS 200000000ll /* how long rf_close and rf_set_send_ring wait for them */
 #define RF_ADDR_MAX 256
 
@@ -198,7 +197,6 @@ struct rf_ep {
     rf_wait_policy wait;
     rf_adapt rx_adapt;               /* waits for a message */
     rf_adapt tx_adapt;               /* waits for a send's completion (the peer taking the message) */
-    int64_t shared_waits;            /* waits that found the CPU shared (rf_idle); for tests */
     size_t inject_size;
     size_t seg_size;
     int cma;                         /* the provider moves large messages with the kernel's CMA copy (shm) */
@@ -242,7 +240,6 @@ typedef struct rf_waiter {
     int deep;                        /* the CQ was polled once more since deep sleep was allowed */
     rf_adapt *adapt;                 /* the kind of wait, for an adaptive spin budget; NULL: spin_ns */
     int64_t budget;                  /* this wait's spin budget, fixed when its clock starts */
-    int shared;                      /* a yield ran another thread: this CPU is shared, spin no longer than spin_ns */
 } rf_waiter;
 
 /* ---------------------------------------------------------------- copies (see rf_copy in remora_fabric.h) */
@@ -810,20 +807,15 @@ int rf_sends_behind(rf_ep *ep) {
     return ep->behind;
 }
 
-int64_t rf_shared_waits(rf_ep *ep) {
-    return ep->shared_waits;
-}
-
-/* A wait ended with a completion: fold its length into its kind's average (0 for one on a shared CPU, see rf_idle). */
-static void rf_adapt_note(rf_ep *ep, const rf_waiter *w) {
+/* A wait ended with a completion: fold its length into its kind's average. */
+static void rf_adapt_note(const rf_ep *ep, const rf_waiter *w) {
     if (w->adapt == NULL) {
         return;
     }
     int64_t d = w->start == 0 ? 0 : (int64_t) (rf_now() - w->start);
-    if (d > ep->wait.spin_max_ns || w->shared) {
+    if (d > ep->wait.spin_max_ns) {
         d = 0;
     }
-    ep->shared_waits += w->shared;
     w->adapt->typical += (d - w->adapt->typical) / 8;
 }
 
@@ -837,20 +829,7 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
             return RF_OK; /* a first few pure polls: a split-CPU round trip often completes within them */
         }
         if (ep->wait.yield) {
-            /*
-             * A yield that took long ran another thread on this CPU: the peer, or work the peer waits for. Spinning
-             * past spin_ns then only delays them: pingpong(null) with 4 waiting threads on one CPU lost 2-4 ms a
-             * time (p90 60-290 us against 28-30 without the adaptive budget). Such a wait keeps spin_ns and counts
-             * as 0 in the average.
-             */
-            uint64_t before = w->shared ? 0 : rf_now();
             sched_yield();
-            if (!w->shared && rf_now() - before > RF_YIELD_SHARED_NS) {
-                w->shared = 1;
-                if (w->budget > ep->wait.spin_ns) {
-                    w->budget = ep->wait.spin_ns;
-                }
-            }
         }
         if ((w->polls & 15) != 1 && w->start != 0) {
             return RF_OK;
@@ -858,7 +837,7 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
         uint64_t now = rf_now();
         if (w->start == 0) {
             w->start = now;
-            w->budget = w->shared ? ep->wait.spin_ns : rf_spin_budget(ep, w->adapt);
+            w->budget = rf_spin_budget(ep, w->adapt);
         }
         if (now >= deadline) {
             return RF_TIMEOUT;

@@ -123,9 +123,6 @@ int64_t rf_spin_budget_rx(rf_ep *ep);
 /* Sends from the ring still in flight behind their callers (see rf_send); for tests. */
 int rf_sends_behind(rf_ep *ep);
 
-/* Waits that found their CPU shared with another busy thread (no adaptive spin for them); for tests. */
-int64_t rf_shared_waits(rf_ep *ep);
-
 /* Whether waits sleep on a CQ fd (the provider has FI_WAIT_FD, e.g. tcp) rather than in naps (shm). */
 int rf_waits_on_fd(rf_ep *ep);
 
