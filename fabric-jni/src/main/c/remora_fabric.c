@@ -156,7 +156,7 @@ done:
 #define RF_MAX_SEG (64ull * 1024 * 1024)
 #define RF_MAX_SEGS 80
 #define RF_CQ_BATCH 8
-#define RF_BEHIND_DRAIN_NS 200000000ll /* how long rf_close and rf_set_send_ring wait for them */
+#define RF_BEHIND_DRAIN_NS 200000000ll /* how long rf_close and rf_set_send_ring wait for sends left behind */
 #define RF_ADDR_MAX 256
 
 typedef struct rf_slot {
@@ -1059,7 +1059,7 @@ int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeou
             return rf_post_send(ep, peer, buf, len, RF_TAG_EAGER, stamp, NULL, deadline, err);
         }
         if (rf_in_ring(ep, buf, len)) { /* completes behind the caller: the ring region stays until it did */
-            int rc = ep->behind < RF_BEHIND_MAX ? RF_OK : rf_wait_tx(ep, 0, RF_BEHIND_MAX - 1, deadline, err);
+            int rc = rf_wait_tx(ep, 0, RF_BEHIND_MAX - 1, deadline, err); /* a context free */
             if (rc != RF_OK) {
                 return rc;
             }
@@ -1139,7 +1139,7 @@ void *rf_staging(rf_ep *ep, size_t len, int64_t timeout_ns, char *err) {
             size_t need = rf_pages(len); /* page-aligned, as the receiver's buffers */
             if (ep->ring_pos + need > ep->ring_cap) {
                 /* round again: the last round's sends that complete behind must have completed */
-                int rc = ep->behind > 0 ? rf_wait_tx(ep, 0, 0, rf_deadline(timeout_ns), err) : RF_OK;
+                int rc = rf_wait_tx(ep, 0, 0, rf_deadline(timeout_ns), err);
                 if (rc != RF_OK) {
                     if (rc == RF_CLOSED) {
                         rf_failf(err, "fi_tsend: the endpoint was closed while earlier sends completed");
@@ -1359,7 +1359,7 @@ void rf_close(rf_ep *ep) {
     }
     if (ep->behind > 0 && ep->txcq != NULL && !ep->broken) {
         /* sends left behind: the peer's kernel reads them from the ring freed below; give it a moment (a broken
-         * endpoint reports no more completions) */
+         * endpoint reports no more completions). Not rf_wait_tx: its rf_idle returns at once once rf_wakeup ran. */
         uint64_t deadline = rf_deadline(RF_BEHIND_DRAIN_NS);
         int none = 0;
         char err[RF_ERR_LEN];

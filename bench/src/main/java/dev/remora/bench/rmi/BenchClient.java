@@ -17,7 +17,11 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -295,7 +299,7 @@ public final class BenchClient {
             return;
         }
         List<Invoker> all = new ArrayList<>();
-        java.util.concurrent.ExecutorService starPool = null;
+        ExecutorService starPool = null;
         for (Kernel k : kernels) {
             if (k == Kernel.RAW_TCP) {
                 continue;
@@ -304,7 +308,7 @@ public final class BenchClient {
                 Invoker inv = invoker(k, spec.create());
                 if (k == Kernel.STAR && threads > 1) {
                     if (starPool == null) {
-                        starPool = java.util.concurrent.Executors.newFixedThreadPool(threads, r -> {
+                        starPool = Executors.newFixedThreadPool(threads, r -> {
                             Thread t = new Thread(r, "star-warmup");
                             t.setDaemon(true);
                             return t;
@@ -328,8 +332,8 @@ public final class BenchClient {
     }
 
     /** One call of {@code inv} from each of {@code threads} threads of {@code pool} at once. */
-    private static Invoker concurrently(Invoker inv, int threads, java.util.concurrent.ExecutorService pool) {
-        List<java.util.concurrent.Callable<Void>> calls = new ArrayList<>();
+    private static Invoker concurrently(Invoker inv, int threads, ExecutorService pool) {
+        List<Callable<Void>> calls = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             calls.add(() -> {
                 inv.call();
@@ -337,7 +341,7 @@ public final class BenchClient {
             });
         }
         return () -> {
-            for (java.util.concurrent.Future<Void> f : pool.invokeAll(calls)) {
+            for (Future<Void> f : pool.invokeAll(calls)) {
                 f.get();
             }
         };
