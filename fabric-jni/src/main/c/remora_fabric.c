@@ -28,7 +28,9 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -152,7 +154,8 @@ done:
 #define RF_TAG_EAGER 0ull
 #define RF_TAG_CONT (1ull << 63)
 #define RF_DATA_LARGE (1u << 31)
-#define RF_STAMP_MASK 0x7fffffffu
+#define RF_DATA_SHARED (1u << 30)      /* a descriptor of a message in the sender's shared ring (rf_shared_create) */
+#define RF_STAMP_MASK 0x3fffffffu
 #define RF_MAX_SEG (64ull * 1024 * 1024)
 #define RF_MAX_SEGS 80
 #define RF_CQ_BATCH 8
@@ -227,6 +230,17 @@ struct rf_ep {
     uint32_t behind_busy;
     int behind;                      /* how many of them are still in flight */
     int tx_unsettled;                /* a send's wait ended (closed, timeout, error) before its completion */
+    /* shared rings (shm; see rf_shared_create): this endpoint's, which the peer maps and reads, and the peer's */
+    char *sh_tx;                     /* mapping: header page, then sh_tx_cap bytes of ring; NULL: none */
+    size_t sh_tx_cap;
+    uint64_t sh_tx_head;             /* ring bytes handed out so far (a gap skipped at the ring's end included) */
+    uint64_t sh_tx_last;             /* where the region rf_staging handed out last starts (same count) */
+    int sh_tx_on;                    /* the peer mapped it: rf_staging hands out its regions */
+    char sh_name[64];                /* its name in /dev/shm until unlinked, else "" */
+    char *sh_rx;                     /* the peer's ring, mapped; NULL: none */
+    size_t sh_rx_cap;
+    uint64_t sh_rx_next;             /* no descriptor may start below this: the end of the last one */
+    uint64_t sh_rx_release;          /* what to publish as read at the next rf_recv; 0: nothing */
     /* stamp -> peer handle, open addressing */
     rf_peer_entry *peers;
     size_t peers_cap;
@@ -495,11 +509,8 @@ static const char *rf_region_name(const char *addr, size_t len) {
     return *name == '\0' || strchr(name, '/') != NULL ? NULL : name;
 }
 
-static void rf_region_track(const rf_ep *ep, int add) {
-    const char *name = rf_region_name(ep->addr, ep->addrlen);
-    if (name == NULL) {
-        return;
-    }
+/* Adds name to (or removes it from) the /dev/shm files unlinked at exit. */
+static void rf_name_track(const char *name, int add) {
     pthread_mutex_lock(&rf_regions_lock);
     if (add && !rf_regions_hooked) {
         rf_regions_hooked = atexit(rf_unlink_regions) == 0;
@@ -515,6 +526,13 @@ static void rf_region_track(const rf_ep *ep, int add) {
         }
     }
     pthread_mutex_unlock(&rf_regions_lock);
+}
+
+static void rf_region_track(const rf_ep *ep, int add) {
+    const char *name = rf_region_name(ep->addr, ep->addrlen);
+    if (name != NULL) {
+        rf_name_track(name, add);
+    }
 }
 
 static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy);
@@ -1021,6 +1039,190 @@ static int rf_in_ring(const rf_ep *ep, const void *buf, size_t len) {
 }
 
 /*
+ * Shared rings (shm only). Over shm the provider moves a message above its inject size with the kernel's CMA copy:
+ * the receiver's kernel reads it from the sender's memory into the receive buffer, 8.8 us for 100 KB here, on top
+ * of the copy the sender made into its staging buffer and the one the receiver makes out of its buffer into the
+ * Java heap. A shared ring drops the middle copy: each endpoint makes a ring in a /dev/shm file that its peer maps
+ * too (rf_shared_create, rf_shared_attach over the caller's side channel, then rf_shared_enable once the peer has
+ * mapped it). rf_staging then hands out regions of that ring, and rf_send sends only a 16-byte descriptor (start,
+ * length), injected with RF_DATA_SHARED; the receiver's rf_recv returns the message where it lies in the peer's ring
+ * (RF_SLOT_SHARED, rf_msg.offset), and publishes it read (the header's `released`) at its next rf_recv, once the
+ * caller has copied it out. Messages sit one after another in the ring, 64-byte aligned; one that does not fit
+ * before the ring's end starts at its beginning (the gap counts as used until a later message is read). A sender
+ * whose peer has not read far enough waits like a send (spin, naps) up to the send timeout. Only a peer of the same
+ * user can map the file (0600), which is the trust libfabric's shm provider already needs; the name is unlinked as
+ * soon as the peer answered, and at exit.
+ */
+#define RF_SHARED_MAGIC 0x524d52494e473031ull /* "RMRING01" */
+#define RF_SHARED_HDR 4096u
+#define RF_SHARED_MIN (64u * 1024u)
+
+typedef struct rf_shared_hdr {
+    uint64_t magic;
+    uint64_t cap;                    /* bytes of ring after the header page */
+    int64_t creator;                 /* the creating process, for diagnostics */
+    uint64_t pad[5];
+    volatile uint64_t released;      /* every message ending at or before this count was read (the receiver's) */
+} rf_shared_hdr;
+
+int rf_shared_create(rf_ep *ep, size_t bytes, char *name, size_t namelen, char *err) {
+    static volatile uint32_t counter;
+    if (!ep->cma) {
+        rf_failf(err, "rf_shared_create: shared rings are for shm only, not %s", rf_provider_name(ep));
+        return RF_ERROR;
+    }
+    if (ep->sh_tx == NULL) {
+        size_t cap = rf_pages(bytes < RF_SHARED_MIN ? RF_SHARED_MIN : bytes);
+        int fd = -1;
+        for (int attempt = 0; attempt < 2 && fd < 0; attempt++) {
+            snprintf(ep->sh_name, sizeof(ep->sh_name), "%d:remora:%u", (int) getpid(),
+                     __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+            fd = shm_open(ep->sh_name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+            if (fd < 0 && errno == EEXIST) {
+                shm_unlink(ep->sh_name); /* a killed process of the same PID left it: not ours to keep */
+            }
+        }
+        if (fd < 0) {
+            rf_failf(err, "shm_open(%s): %s", ep->sh_name, strerror(errno));
+            ep->sh_name[0] = '\0';
+            return RF_ERROR;
+        }
+        rf_name_track(ep->sh_name, 1);
+        /* the pages are allocated now (posix_fallocate), not on first touch: a full /dev/shm (a container's 64 MB)
+         * is an error here, not a SIGBUS in the middle of a send, in this process or the peer's */
+        void *map = MAP_FAILED;
+        int saved = posix_fallocate(fd, 0, (off_t) (RF_SHARED_HDR + cap));
+        if (saved == 0) {
+            map = mmap(NULL, RF_SHARED_HDR + cap, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+            saved = errno;
+        }
+        close(fd);
+        if (map == MAP_FAILED) {
+            rf_failf(err, "allocating a %zu-byte shared ring in /dev/shm: %s", RF_SHARED_HDR + cap, strerror(saved));
+            shm_unlink(ep->sh_name);
+            rf_name_track(ep->sh_name, 0);
+            ep->sh_name[0] = '\0';
+            return RF_ERROR;
+        }
+        rf_shared_hdr *h = map;
+        h->cap = cap;
+        h->creator = getpid();
+        h->released = 0;
+        __atomic_store_n(&h->magic, RF_SHARED_MAGIC, __ATOMIC_RELEASE);
+        ep->sh_tx = map;
+        ep->sh_tx_cap = cap;
+        ep->sh_tx_head = 0;
+    }
+    if (ep->sh_name[0] == '\0' || strlen(ep->sh_name) >= namelen) {
+        rf_failf(err, "rf_shared_create: the ring's name is already unlinked, or longer than %zu bytes", namelen);
+        return RF_ERROR;
+    }
+    snprintf(name, namelen, "%s", ep->sh_name);
+    return RF_OK;
+}
+
+int rf_shared_attach(rf_ep *ep, const char *name, char *err) {
+    if (!ep->cma) {
+        rf_failf(err, "rf_shared_attach: shared rings are for shm only, not %s", rf_provider_name(ep));
+        return RF_ERROR;
+    }
+    if (ep->sh_rx != NULL) {
+        rf_failf(err, "rf_shared_attach: this endpoint has mapped its peer's ring already");
+        return RF_ERROR;
+    }
+    if (name[0] == '\0' || name[0] == '.' || strchr(name, '/') != NULL || strstr(name, ":remora:") == NULL) {
+        rf_failf(err, "rf_shared_attach: \"%s\" is not the name of a Remora shared ring", name);
+        return RF_ERROR;
+    }
+    int fd = shm_open(name, O_RDWR | O_CLOEXEC, 0);
+    if (fd < 0) {
+        rf_failf(err, "shm_open(%s): %s", name, strerror(errno));
+        return RF_ERROR;
+    }
+    struct stat st;
+    void *map = MAP_FAILED;
+    size_t size = 0;
+    if (fstat(fd, &st) == 0 && st.st_size > (off_t) (RF_SHARED_HDR + RF_SHARED_MIN) - 1) {
+        size = (size_t) st.st_size;
+        map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    }
+    int saved = errno;
+    close(fd);
+    if (map == MAP_FAILED) {
+        rf_failf(err, "mapping the peer's shared ring %s (%zu bytes): %s", name, size,
+                 size == 0 ? "too small" : strerror(saved));
+        return RF_ERROR;
+    }
+    rf_shared_hdr *h = map;
+    if (__atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != RF_SHARED_MAGIC || h->cap != size - RF_SHARED_HDR ||
+        h->cap % 4096 != 0) {
+        rf_failf(err, "rf_shared_attach: %s is no Remora shared ring of this version (size %zu)", name, size);
+        munmap(map, size);
+        return RF_ERROR;
+    }
+    ep->sh_rx = map;
+    ep->sh_rx_cap = h->cap;
+    ep->sh_rx_next = 0;
+    ep->sh_rx_release = 0;
+    return RF_OK;
+}
+
+void rf_shared_enable(rf_ep *ep, int enable) {
+    if (ep->sh_name[0] != '\0') {
+        shm_unlink(ep->sh_name);
+        rf_name_track(ep->sh_name, 0);
+        ep->sh_name[0] = '\0';
+    }
+    ep->sh_tx_on = enable && ep->sh_tx != NULL;
+}
+
+int rf_closing(rf_ep *ep) {
+    return ep->closing;
+}
+
+int rf_shared_on(rf_ep *ep) {
+    return ep->sh_tx_on + 2 * (ep->sh_rx != NULL);
+}
+
+/* A region of the shared ring for len bytes, once the peer has read far enough; NULL with err on timeout or close. */
+static char *rf_shared_reserve(rf_ep *ep, size_t len, int64_t timeout_ns, char *err) {
+    rf_shared_hdr *h = (rf_shared_hdr *) ep->sh_tx;
+    size_t cap = ep->sh_tx_cap;
+    size_t need = (len + 63) & ~(size_t) 63;
+    uint64_t start = ep->sh_tx_head;
+    size_t pos = (size_t) (start % cap);
+    if (pos + need > cap) {
+        start += cap - pos; /* the rest of this round is a gap */
+    }
+    if (start + need - __atomic_load_n(&h->released, __ATOMIC_ACQUIRE) > cap) {
+        uint64_t deadline = rf_deadline(timeout_ns);
+        rf_waiter w = {0};
+        while (start + need - __atomic_load_n(&h->released, __ATOMIC_ACQUIRE) > cap) {
+            int rc = rf_idle(ep, &w, ep->txcq, -1, deadline);
+            if (rc == RF_CLOSED) {
+                rf_failf(err, "fi_tsend: the endpoint was closed while the peer read earlier messages");
+                return NULL;
+            }
+            if (rc == RF_TIMEOUT) {
+                rf_failf(err, "fi_tsend: the peer read nothing from the shared ring within the send timeout (%s): it "
+                              "stopped receiving", fi_strerror(FI_ETIMEDOUT));
+                rf_break(ep, err);
+                return NULL;
+            }
+        }
+    }
+    ep->sh_tx_last = start;
+    ep->sh_tx_head = start + need;
+    return ep->sh_tx + RF_SHARED_HDR + (start % cap);
+}
+
+/* Whether buf is the region rf_shared_reserve handed out last, with len bytes in it. */
+static int rf_in_shared(const rf_ep *ep, const void *buf, size_t len) {
+    return ep->sh_tx_on && (const char *) buf == ep->sh_tx + RF_SHARED_HDR + (ep->sh_tx_last % ep->sh_tx_cap) &&
+           ep->sh_tx_last + len <= ep->sh_tx_head;
+}
+
+/*
  * Sends. A message above the inject size waits for its completion (the peer took it: over shm its kernel read it
  * from our buffer), except one from the send ring up to RF_EAGER bytes: that one completes behind the caller, who
  * goes on to wait for the reply instead. Why: on a shared CPU each such wait is one more trip through the scheduler
@@ -1041,6 +1243,18 @@ int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeou
         if (rf_tx_poll(ep, &none, err) == RF_ERROR) {
             return RF_ERROR;
         }
+    }
+    if (ep->sh_tx_on && len > ep->inject_size && len <= ep->sh_tx_cap / 4) { /* the peer reads it from our ring */
+        if (!rf_in_shared(ep, buf, len)) { /* not staged there by the caller: one copy, still cheaper than CMA's */
+            char *region = rf_shared_reserve(ep, len, timeout_ns, err);
+            if (region == NULL) {
+                return ep->closing ? RF_CLOSED : RF_ERROR;
+            }
+            rf_copy(region, buf, len);
+        }
+        uint64_t d[2] = {ep->sh_tx_last, (uint64_t) len}; /* where: the peer maps the ring itself */
+        return rf_post_send(ep, peer, d, sizeof(d), RF_TAG_EAGER, ep->stamp | RF_DATA_SHARED, NULL,
+                            rf_deadline(timeout_ns), err);
     }
     if (ep->cma && len >= RF_COPY_MIN && ((uintptr_t) buf & 63) != 0) {
         /* The receiver's buffers are page-aligned; the kernel's CMA copy from a source at another offset modulo 64
@@ -1131,6 +1345,9 @@ void rf_set_send_ring(rf_ep *ep, size_t bytes) {
 }
 
 void *rf_staging(rf_ep *ep, size_t len, int64_t timeout_ns, char *err) {
+    if (ep->sh_tx_on && len > ep->inject_size && len <= ep->sh_tx_cap / 4) {
+        return rf_shared_reserve(ep, len, timeout_ns, err);
+    }
     if (ep->cma && len > ep->inject_size && len <= ep->ring_cap / 4) {
         if (ep->ring == NULL) {
             ep->ring = rf_alloc_aligned(ep->ring_cap);
@@ -1176,6 +1393,31 @@ static int64_t rf_source(rf_ep *ep, uint32_t stamp) {
 static int rf_take_head(rf_ep *ep, rf_msg *msg, char *err) {
     rf_slot *s = &ep->slots[ep->head];
     uint32_t stamp = (uint32_t) (s->data & RF_STAMP_MASK);
+    if ((s->data & (RF_DATA_LARGE | RF_DATA_SHARED)) == RF_DATA_SHARED) { /* where it lies in the peer's ring */
+        uint64_t d[2];
+        memcpy(d, s->buf, sizeof(d) <= s->len ? sizeof(d) : s->len);
+        size_t cap = ep->sh_rx_cap;
+        if (ep->sh_rx == NULL || s->len != sizeof(d) || d[0] < ep->sh_rx_next || d[1] == 0 || d[1] > cap ||
+            d[0] % cap + d[1] > cap || (d[0] & 63) != 0) {
+            rf_failf(err, "fi_trecv: malformed shared-ring descriptor (%zu bytes, start %llu, length %llu, ring of "
+                          "%zu bytes, next start at least %llu): peer speaks another protocol", s->len,
+                     (unsigned long long) d[0], (unsigned long long) d[1], cap, (unsigned long long) ep->sh_rx_next);
+            return rf_break(ep, err);
+        }
+        ep->sh_rx_next = d[0] + d[1];
+        ep->sh_rx_release = d[0] + d[1];
+        msg->length = (int64_t) d[1];
+        msg->slot = RF_SLOT_SHARED;
+        msg->offset = (int64_t) (d[0] % cap);
+        msg->source = rf_source(ep, stamp);
+        msg->stamp = stamp;
+        msg->large_generation = ep->large_gen;
+        s->done = 0;
+        ep->returned = ep->head; /* the descriptor's slot: reposted by the next rf_recv */
+        ep->head ^= 1;
+        return RF_OK;
+    }
+    msg->offset = 0;
     if ((s->data & RF_DATA_LARGE) == 0) {
         msg->length = (int64_t) s->len;
         msg->slot = ep->head;
@@ -1244,6 +1486,10 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
         snprintf(err, RF_ERR_LEN, "%s", ep->broken_msg);
         return RF_ERROR;
     }
+    if (ep->sh_rx_release != 0) { /* the caller has copied the last message out of the peer's ring */
+        __atomic_store_n(&((rf_shared_hdr *) ep->sh_rx)->released, ep->sh_rx_release, __ATOMIC_RELEASE);
+        ep->sh_rx_release = 0;
+    }
     if (ep->returned >= 0) {
         int slot = ep->returned;
         ep->returned = -1;
@@ -1258,6 +1504,7 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
             ep->large_pending = -1;
             msg->length = ep->large_len;
             msg->slot = RF_SLOT_LARGE;
+            msg->offset = 0;
             msg->source = ep->large_source;
             msg->stamp = ep->large_stamp;
             msg->large_generation = ep->large_gen;
@@ -1316,6 +1563,10 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
 }
 
 void *rf_buffer(rf_ep *ep, int slot, size_t *capacity) {
+    if (slot == RF_SLOT_SHARED) {
+        *capacity = ep->sh_rx_cap;
+        return ep->sh_rx == NULL ? NULL : ep->sh_rx + RF_SHARED_HDR;
+    }
     if (slot == RF_SLOT_LARGE) {
         *capacity = ep->large_cap;
         return ep->large;
@@ -1397,6 +1648,17 @@ void rf_close(rf_ep *ep) {
     }
     if (ep->wakefd >= 0) {
         close(ep->wakefd);
+    }
+    /* shared rings: a peer that still reads ours keeps its own mapping */
+    if (ep->sh_tx != NULL) {
+        munmap(ep->sh_tx, RF_SHARED_HDR + ep->sh_tx_cap);
+    }
+    if (ep->sh_name[0] != '\0') {
+        shm_unlink(ep->sh_name);
+        rf_name_track(ep->sh_name, 0);
+    }
+    if (ep->sh_rx != NULL) {
+        munmap(ep->sh_rx, RF_SHARED_HDR + ep->sh_rx_cap);
     }
     free(ep->slots[0].buf);
     free(ep->slots[1].buf);

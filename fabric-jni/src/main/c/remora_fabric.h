@@ -2,9 +2,12 @@
  * remora_fabric: Remora's message endpoint over libfabric FI_EP_RDM (the core, free of JNI so that a plain C test
  * can drive it under valgrind). The JNI glue in remora_fabric_jni.c is a thin layer over these calls.
  *
- * Wire format (tagged messages; the sender's stamp is a 31-bit hash of its fabric address that the receiver maps
+ * Wire format (tagged messages; the sender's stamp is a 30-bit hash of its fabric address that the receiver maps
  * back to the peer handle it got from rf_insert):
  *   - a message of at most RF_EAGER bytes travels as one tagged send, tag = 0, remote CQ data = stamp;
+ *   - over shm with shared rings (rf_shared_create), a message above the inject size and up to a quarter of the
+ *     sender's ring is written into that ring and announced by a 16-byte descriptor (start, length: 64-bit counts,
+ *     native byte order), tag = 0, CQ data = RF_DATA_SHARED | stamp;
  *   - a longer message travels as an announcement, tag = 0, CQ data = RF_DATA_LARGE | stamp, holding its 8-byte
  *     total length (native byte order), then as segments, tag = RF_TAG_CONT | stamp, of at most the provider's
  *     max_msg_size (capped at 64 MiB) each, in order (FI_ORDER_SAS), straight from the sender's buffer.
@@ -32,6 +35,7 @@
 #define RF_CLOSED (-2)                /* rf_wakeup was called */
 
 #define RF_SLOT_LARGE 2               /* rf_msg.slot of a message held in the large buffer */
+#define RF_SLOT_SHARED 3              /* rf_msg.slot of a message read where it lies, in the peer's shared ring */
 
 typedef struct rf_ep rf_ep;
 
@@ -42,6 +46,7 @@ typedef struct rf_msg {
     int64_t slot;                     /* 0, 1 or RF_SLOT_LARGE */
     int64_t large_generation;         /* changes whenever the large buffer is reallocated */
     int64_t stamp;                    /* the sender's stamp (for diagnostics) */
+    int64_t offset;                   /* where the message starts in its slot's buffer (RF_SLOT_SHARED; else 0) */
 } rf_msg;
 
 /* How a thread waits for a completion: busy_polls pure polls, then polls with sched_yield (if yield) until its spin
@@ -111,6 +116,19 @@ void rf_set_send_ring(rf_ep *ep, size_t bytes);
 void rf_copy(void *dst, const void *src, size_t n);
 #define RF_COPY_MIN 4096u
 
+/*
+ * Shared rings, shm only (see remora_fabric.c): rf_shared_create makes this endpoint's ring of `bytes` (rounded up
+ * to pages, at least 64 KiB) in /dev/shm, once, and writes its name; the peer maps it with rf_shared_attach(name);
+ * rf_shared_enable(ep, peer_mapped_it) then unlinks the name and, if the peer mapped it, makes rf_staging hand out
+ * regions of it for messages above the inject size and up to a quarter of it, which rf_send then announces with a
+ * 16-byte descriptor instead of sending. rf_shared_on: bit 0 sends use ours, bit 1 the peer's is mapped. Call these
+ * before the first message, from the thread that sends.
+ */
+int rf_shared_create(rf_ep *ep, size_t bytes, char *name, size_t namelen, char *err);
+int rf_shared_attach(rf_ep *ep, const char *name, char *err);
+void rf_shared_enable(rf_ep *ep, int enable);
+int rf_shared_on(rf_ep *ep);
+
 /* Receives the next message; timeout_ns < 0 waits until a message, rf_wakeup or an error. */
 int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err);
 
@@ -137,6 +155,9 @@ void rf_bell(rf_ep *ep);
 
 /* Makes blocked and future rf_recv / rf_send calls return RF_CLOSED. Async-safe with respect to the others. */
 void rf_wakeup(rf_ep *ep);
+
+/* Whether rf_wakeup was called: why rf_staging returned NULL, when it did. */
+int rf_closing(rf_ep *ep);
 
 void rf_close(rf_ep *ep);
 

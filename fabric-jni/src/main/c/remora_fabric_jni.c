@@ -11,7 +11,7 @@
 
 #include "remora_fabric.h"
 
-#define RF_JNI_ABI_VERSION 4
+#define RF_JNI_ABI_VERSION 5
 #define RF_JNI_CLASS "dev/remora/fabric/FabricNative"
 
 static jclass rf_jni_io_exception;
@@ -197,7 +197,7 @@ static void rf_jni_send_array(JNIEnv *env, jclass cls, jlong handle, jlong peer,
     size_t total = (size_t) hlen + (size_t) blen;
     char *staging = rf_staging(ep, total, timeout_ns, err);
     if (staging == NULL) {
-        rf_jni_throw(env, RF_ERROR, err);
+        rf_jni_throw(env, rf_closing(ep) ? RF_CLOSED : RF_ERROR, err);
         return;
     }
     if (hlen > 0) {
@@ -246,7 +246,7 @@ static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer
     (*env)->ReleaseIntArrayElements(env, lengths, len, JNI_ABORT);
     (*env)->ReleaseIntArrayElements(env, offsets, off, JNI_ABORT);
     if (staging == NULL) {
-        rf_jni_throw(env, RF_ERROR, err);
+        rf_jni_throw(env, rf_closing(ep) ? RF_CLOSED : RF_ERROR, err);
         return;
     }
     if (!ok) {
@@ -266,8 +266,8 @@ static jlong rf_jni_recv(JNIEnv *env, jclass cls, jlong handle, jlong timeout_ns
     char err[RF_ERR_LEN];
     (void) cls;
     rf_msg *msg = (*env)->GetDirectBufferAddress(env, result);
-    if (msg == NULL) {
-        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_trecv: the result buffer is not a direct ByteBuffer");
+    if (msg == NULL || (*env)->GetDirectBufferCapacity(env, result) < (jlong) sizeof(rf_msg)) {
+        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_trecv: the result is no direct ByteBuffer of 48 bytes");
         return -1;
     }
     int rc = rf_recv(rf_jni_ep(handle), timeout_ns, msg, err);
@@ -327,7 +327,48 @@ static void rf_jni_close(JNIEnv *env, jclass cls, jlong handle) {
     rf_close(rf_jni_ep(handle));
 }
 
+/* This endpoint's shared ring (made on first call; see rf_shared_create): its name, or an IOException. */
+static jstring rf_jni_shared_create(JNIEnv *env, jclass cls, jlong handle, jlong bytes) {
+    char err[RF_ERR_LEN], name[64];
+    (void) cls;
+    if (rf_shared_create(rf_jni_ep(handle), bytes < 0 ? 0 : (size_t) bytes, name, sizeof(name), err) != RF_OK) {
+        rf_jni_throw(env, RF_ERROR, err);
+        return NULL;
+    }
+    return (*env)->NewStringUTF(env, name);
+}
+
+static void rf_jni_shared_attach(JNIEnv *env, jclass cls, jlong handle, jstring name) {
+    char err[RF_ERR_LEN];
+    (void) cls;
+    const char *n = (*env)->GetStringUTFChars(env, name, NULL);
+    if (n == NULL) {
+        return; /* OutOfMemoryError pending */
+    }
+    int rc = rf_shared_attach(rf_jni_ep(handle), n, err);
+    (*env)->ReleaseStringUTFChars(env, name, n);
+    if (rc != RF_OK) {
+        rf_jni_throw(env, rc, err);
+    }
+}
+
+static void rf_jni_shared_enable(JNIEnv *env, jclass cls, jlong handle, jboolean enable) {
+    (void) env;
+    (void) cls;
+    rf_shared_enable(rf_jni_ep(handle), enable == JNI_TRUE);
+}
+
+static jint rf_jni_shared_on(JNIEnv *env, jclass cls, jlong handle) {
+    (void) env;
+    (void) cls;
+    return rf_shared_on(rf_jni_ep(handle));
+}
+
 static const JNINativeMethod rf_jni_methods[] = {
+    {"sharedCreate", "(JJ)Ljava/lang/String;", (void *) rf_jni_shared_create},
+    {"sharedAttach", "(JLjava/lang/String;)V", (void *) rf_jni_shared_attach},
+    {"sharedEnable", "(JZ)V", (void *) rf_jni_shared_enable},
+    {"sharedOn", "(J)I", (void *) rf_jni_shared_on},
     {"abiVersion", "()I", (void *) rf_jni_abi_version},
     {"init", "()Ljava/lang/String;", (void *) rf_jni_init},
     {"libfabricVersion", "()Ljava/lang/String;", (void *) rf_jni_libfabric_version},

@@ -7,6 +7,7 @@
  * its naps), deep sleep until the bell, wakeup, an unknown provider's error text and close. Exit status 0 when all
  * pass; each failure prints one line.
  *
+ * Over shm also: shared rings (messages read where they lie in the sender's ring; full ring; no reader).
  * Over shm it first leaves files in /dev/shm under the names the provider gives this process's first endpoints, as a
  * killed process with the same PID would: opening must still succeed; and a child process that exits with an
  * endpoint open must leave no region file behind.
@@ -218,7 +219,7 @@ static void *echo_main(void *p) {
             nanosleep(&ts, NULL);
         }
         size_t cap;
-        char *buf = rf_buffer(a->ep, (int) msg.slot, &cap);
+        char *buf = (char *) rf_buffer(a->ep, (int) msg.slot, &cap) + msg.offset;
         if (msg.source < 0 || rf_send(a->ep, msg.source, buf, (size_t) msg.length, 10000000000ll, err) != RF_OK) {
             fprintf(stderr, "echo: send failed (source %lld): %s\n", (long long) msg.source, err);
             a->rc = RF_ERROR;
@@ -282,7 +283,8 @@ static void *sink_main(void *p) {
         }
         size_t cap;
         burst_fill(want, a->size, i);
-        if ((size_t) msg.length == a->size && memcmp(rf_buffer(a->ep, (int) msg.slot, &cap), want, a->size) == 0) {
+        if ((size_t) msg.length == a->size && memcmp((char *) rf_buffer(a->ep, (int) msg.slot, &cap) + msg.offset, want,
+                                                   a->size) == 0) {
             a->good++;
         }
     }
@@ -345,6 +347,138 @@ static void sends_complete_behind(const char *prov, rf_ep *b) {
             rf_close(c);
         }
     }
+}
+
+/* Two fresh endpoints that know each other, for tests that need their own pair. */
+static int open_pair(const char *prov, rf_ep **c, rf_ep **d, int64_t *to_d, int64_t *to_c) {
+    char err[RF_ERR_LEN];
+    *c = *d = NULL;
+    if (rf_open(prov, c, err) != RF_OK || rf_open(prov, d, err) != RF_OK) {
+        CHECK(0, "cannot open two more endpoints: %s", err);
+        rf_close(*c);
+        *c = NULL;
+        return 0;
+    }
+    rf_wait_policy policy = {.spin_ns = 20000, .max_sleep_ns = 200000, .yield = 1, .busy_polls = 20};
+    rf_set_wait(*c, &policy);
+    rf_set_wait(*d, &policy);
+    const void *addr;
+    size_t len;
+    rf_address(*d, &addr, &len);
+    CHECK(rf_insert(*c, addr, len, to_d, err) == RF_OK, "insert: %s", err);
+    rf_address(*c, &addr, &len);
+    CHECK(rf_insert(*d, addr, len, to_c, err) == RF_OK, "insert: %s", err);
+    return 1;
+}
+
+/* Each side makes its shared ring (c's of c_ring bytes), maps the other's and enables its own. */
+static void share(rf_ep *c, rf_ep *d, size_t c_ring) {
+    char err[RF_ERR_LEN], name_c[64], name_d[64], path[96];
+    CHECK(rf_shared_create(c, c_ring, name_c, sizeof(name_c), err) == RF_OK, "create: %s", err);
+    CHECK(rf_shared_create(d, RF_SEND_RING_DEFAULT, name_d, sizeof(name_d), err) == RF_OK, "create: %s", err);
+    CHECK(rf_shared_attach(c, "../etc/passwd", err) == RF_ERROR && strstr(err, "not the name") != NULL,
+          "a bad name was not refused: %s", err);
+    CHECK(rf_shared_attach(c, "1:remora:999999", err) == RF_ERROR && strstr(err, "shm_open") != NULL,
+          "a missing ring was not refused: %s", err);
+    CHECK(rf_shared_attach(d, name_c, err) == RF_OK, "attach %s: %s", name_c, err);
+    CHECK(rf_shared_attach(c, name_d, err) == RF_OK, "attach %s: %s", name_d, err);
+    CHECK(rf_shared_attach(c, name_d, err) == RF_ERROR, "a second attach succeeded");
+    rf_shared_enable(c, 1);
+    rf_shared_enable(d, 1);
+    snprintf(path, sizeof(path), "/dev/shm/%s", name_c);
+    CHECK(access(path, F_OK) != 0, "%s still linked after enable", path);
+    CHECK(rf_shared_on(c) == 3 && rf_shared_on(d) == 3, "shared rings on: %d %d", rf_shared_on(c), rf_shared_on(d));
+}
+
+/*
+ * Shared rings (shm): messages above the inject size and up to a quarter of the sender's ring are read where they lie
+ * in it (RF_SLOT_SHARED); larger ones still go by CMA. c's ring is 256 KiB, so 64 KiB messages wrap it every few and
+ * 65 KiB ones take the CMA path. A receiver that takes one message a millisecond makes a burst of 40 x 50 KB wait for
+ * ring space (every message whole, in order); one that reads nothing makes a send fail at its timeout with a message
+ * that says so; rf_close then frees both mappings (valgrind).
+ */
+static void shared_rings(const char *prov) {
+    if (strcmp(prov, "shm") != 0) {
+        return;
+    }
+    char err[RF_ERR_LEN];
+    rf_ep *c, *d;
+    int64_t to_d = -1, to_c = -1;
+    if (!open_pair(prov, &c, &d, &to_d, &to_c)) {
+        return;
+    }
+    share(c, d, 256 * 1024);
+    echo_arg echo = {.ep = d};
+    pthread_t t;
+    pthread_create(&t, NULL, echo_main, &echo);
+    size_t sizes[] = {64, 4097, 5000, 65536, 65536 + 64, 100000, 30000};
+    for (int round = 0; round < 12; round++) {
+        for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+            size_t size = sizes[i] + (size_t) round * 8;
+            size = size > 65536 && sizes[i] == 65536 ? 65536 : size;
+            char *p = rf_staging(c, size, 10000000000ll, err);
+            CHECK(p != NULL, "staging %zu: %s", size, err);
+            if (p == NULL) {
+                continue;
+            }
+            burst_fill(p, size, round);
+            CHECK(rf_send(c, to_d, p, size, 10000000000ll, err) == RF_OK, "send %zu: %s", size, err);
+            rf_msg msg;
+            int rc = rf_recv(c, 10000000000ll, &msg, err);
+            CHECK(rc == RF_OK, "recv %zu: %s", size, rc == RF_ERROR ? err : "timeout");
+            if (rc != RF_OK) {
+                continue;
+            }
+            size_t cap;
+            char *in = (char *) rf_buffer(c, (int) msg.slot, &cap) + msg.offset;
+            char *want = malloc(size);
+            burst_fill(want, size, round);
+            CHECK((size_t) msg.length == size && memcmp(in, want, size) == 0, "echo of %zu bytes differs", size);
+            free(want);
+            /* the echo comes back through d's 4 MiB ring whenever it is above the inject size */
+            CHECK((msg.slot == RF_SLOT_SHARED) == (size > rf_inject_size(d)), "%zu bytes came in slot %lld", size,
+                  (long long) msg.slot);
+            CHECK(msg.slot != RF_SLOT_SHARED || (size_t) msg.offset + size <= cap, "offset %lld past the ring",
+                  (long long) msg.offset);
+        }
+    }
+    rf_wakeup(d);
+    pthread_join(t, NULL);
+    rf_close(d);
+    rf_close(c);
+
+    /* a slow reader: the sender waits for ring space */
+    if (!open_pair(prov, &c, &d, &to_d, &to_c)) {
+        return;
+    }
+    share(c, d, 256 * 1024);
+    sink_arg sink = {.ep = d, .count = 40, .size = 50000, .delay_ns = 1000000};
+    pthread_create(&t, NULL, sink_main, &sink);
+    for (int i = 0; i < sink.count; i++) {
+        char *p = rf_staging(c, sink.size, 10000000000ll, err);
+        CHECK(p != NULL, "staging: %s", err);
+        if (p == NULL) {
+            break;
+        }
+        burst_fill(p, sink.size, i);
+        CHECK(rf_send(c, to_d, p, sink.size, 10000000000ll, err) == RF_OK, "send %d: %s", i, err);
+    }
+    pthread_join(t, NULL);
+    CHECK(sink.good == sink.count, "%d of %d messages through a full shared ring arrived whole", sink.good,
+          sink.count);
+
+    /* no reader at all: the send that finds no room fails at its timeout and says why */
+    int failed_at = -1;
+    for (int i = 0; i < 10 && failed_at < 0; i++) {
+        char *p = rf_staging(c, 60000, 50000000ll, err);
+        if (p == NULL || rf_send(c, to_d, p, 60000, 50000000ll, err) != RF_OK) {
+            failed_at = i;
+        }
+    }
+    CHECK(failed_at >= 3, "a send into a ring nobody reads failed at message %d", failed_at);
+    CHECK(failed_at < 0 || strstr(err, "shared ring") != NULL, "unclear error: %s", err);
+    rf_close(d);
+    rf_close(c);
 }
 
 /*
@@ -501,6 +635,7 @@ int main(int argc, char **argv) {
     naps_use_a_small_timer_slack(a);
     deep_sleep_until_the_bell(a, b, peer_a);
     sends_complete_behind(prov, b);
+    shared_rings(prov);
 
     echo_arg echo = {.ep = b};
     pthread_t t;

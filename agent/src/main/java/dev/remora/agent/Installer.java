@@ -140,6 +140,7 @@ public final class Installer {
                 .fabricSpinNanos(config.integer(Property.FABRIC_SPIN))
                 .fabricSpinMaxNanos(config.integer(Property.FABRIC_SPIN_MAX))
                 .fabricRingBytes(config.integer(Property.FABRIC_RING))
+                .fabricShared(config.flag(Property.FABRIC_SHARED))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))

@@ -49,6 +49,7 @@ public final class FabricEndpoint implements Closeable {
     public static final int TIMEOUT = -1;
 
     private static final int SLOT_LARGE = 2;
+    private static final int SLOT_SHARED = 3;
 
     private final long handle;
     private final String provider;
@@ -58,8 +59,8 @@ public final class FabricEndpoint implements Closeable {
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock receiveLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ByteBuffer result = ByteBuffer.allocateDirect(40).order(ByteOrder.nativeOrder());
-    private final ByteBuffer[] views = new ByteBuffer[3];
+    private final ByteBuffer result = ByteBuffer.allocateDirect(48).order(ByteOrder.nativeOrder());
+    private final ByteBuffer[] views = new ByteBuffer[4];
     private long largeGeneration = -1;
     private ByteBuffer current;
     private long currentSource = -1;
@@ -132,6 +133,81 @@ public final class FabricEndpoint implements Closeable {
         try {
             ensureOpen();
             return FabricNative.insert(handle, peerAddress);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /**
+     * Makes this endpoint's shared ring (shm only; once, of {@link FabricOptions#sendRingBytes()}) and returns its
+     * name for the peer's {@link #attachSharedRing}. Over shm, a message above the inject size otherwise travels by
+     * the kernel's CMA copy out of this process; through the ring the peer reads it where it was staged, one copy
+     * fewer each way. Then {@link #enableSharedRing} with the peer's answer.
+     *
+     * @throws IOException naming why there is none: another provider, sendRingBytes 0, /dev/shm refused
+     */
+    public String createSharedRing() throws IOException {
+        sendLock.lock();
+        try {
+            ensureOpen();
+            if (options.sendRingBytes() == 0) {
+                throw new IOException("no shared ring: the send ring is 0 bytes");
+            }
+            return FabricNative.sharedCreate(handle, options.sendRingBytes());
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /**
+     * Maps the peer's shared ring by the name its {@link #createSharedRing()} gave.
+     *
+     * @throws IllegalStateException if a receive is under way: map it before the first receive
+     */
+    public void attachSharedRing(String name) throws IOException {
+        if (!receiveLock.tryLock()) {
+            throw new IllegalStateException("attachSharedRing while a receive is under way: map the peer's ring "
+                    + "before the first receive");
+        }
+        sendLock.lock();
+        try {
+            ensureOpen();
+            FabricNative.sharedAttach(handle, name);
+            views[SLOT_SHARED] = FabricNative.buffer(handle, SLOT_SHARED).order(options.receiveOrder());
+        } finally {
+            sendLock.unlock();
+            receiveLock.unlock();
+        }
+    }
+
+    /**
+     * Unlinks this endpoint's shared ring's name and, when the peer has mapped it, sends through it from now on.
+     * Call once the peer answered, whatever it answered, before the first send.
+     */
+    public void enableSharedRing(boolean peerMappedIt) {
+        sendLock.lock();
+        try {
+            if (!closed.get() && !freed) {
+                FabricNative.sharedEnable(handle, peerMappedIt);
+            }
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
+    /** Whether sends go through this endpoint's shared ring, and whether the peer's is mapped. */
+    public boolean sendsThroughSharedRing() {
+        return sharedOn(1);
+    }
+
+    public boolean readsPeersSharedRing() {
+        return sharedOn(2);
+    }
+
+    private boolean sharedOn(int bit) {
+        sendLock.lock();
+        try {
+            return !closed.get() && !freed && (FabricNative.sharedOn(handle) & bit) != 0;
         } finally {
             sendLock.unlock();
         }
@@ -261,6 +337,11 @@ public final class FabricEndpoint implements Closeable {
                     largeGeneration = generation;
                 }
                 view = views[SLOT_LARGE];
+            } else if (slot == SLOT_SHARED) { // where it lies in the peer's ring: a view of it (one small object)
+                current = views[SLOT_SHARED].slice((int) result.getLong(40), (int) length)
+                        .order(options.receiveOrder());
+                currentSource = result.getLong(8);
+                return (int) length;
             } else {
                 view = views[slot];
             }
@@ -342,7 +423,7 @@ public final class FabricEndpoint implements Closeable {
                 freed = true;
             }
             current = null;
-            views[0] = views[1] = views[2] = null;
+            views[0] = views[1] = views[2] = views[3] = null;
             FabricNative.close(handle);
         } finally {
             receiveLock.unlock();

@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 final class FabricNative {
     /** Must match RF_JNI_ABI_VERSION in remora_fabric_jni.c: a stale .so on java.library.path is refused. */
-    static final int ABI_VERSION = 4;
+    static final int ABI_VERSION = 5;
 
     private FabricNative() {}
 
@@ -72,4 +72,12 @@ final class FabricNative {
     static native void wakeup(long ep);
 
     static native void close(long ep);
+
+    static native String sharedCreate(long ep, long bytes) throws IOException;
+
+    static native void sharedAttach(long ep, String name) throws IOException;
+
+    static native void sharedEnable(long ep, boolean enable);
+
+    static native int sharedOn(long ep);
 }

@@ -67,7 +67,8 @@ public final class RemoraRouter implements CallRouter {
                         options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
                         options.fabricProvider, options.fabricSpinNanos, options.fabricSpinMaxNanos,
                         options.fabricRingBytes, options.fabricSleepNanos,
-                        options.maxFrameBytes, options.connectTimeoutMillis, options.listener), socket)};
+                        options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
+                        .withSharedRings(options.fabricShared), socket)};
     }
 
     // ---------------------------------------------------------------- client

@@ -35,6 +35,7 @@ public final class RouterOptions {
     long fabricSpinNanos = -1;
     long fabricSpinMaxNanos = -1;
     long fabricRingBytes = -1;
+    boolean fabricShared = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
     Serializer serializer = Serializer.FAST;
@@ -140,6 +141,12 @@ public final class RouterOptions {
     /** remora.fabric.ring: bytes of each fabric endpoint's send ring over shm; 0 = none; negative = the default. */
     public RouterOptions fabricRingBytes(long bytes) {
         fabricRingBytes = bytes;
+        return this;
+    }
+
+    /** remora.fabric.shared: over shm, send rings in /dev/shm that the peer maps and reads from (no CMA copy). */
+    public RouterOptions fabricShared(boolean shared) {
+        fabricShared = shared;
         return this;
     }
 

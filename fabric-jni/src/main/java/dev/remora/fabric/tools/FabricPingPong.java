@@ -27,12 +27,14 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp remora-fabric-jni.jar dev.remora.fabric.tools.FabricPingPong [-p PROVIDER] [-s SIZE,...] [-n ITERS]
- *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-B BUSY_POLLS] [-R RING_BYTES] [-C SERVER_CPU] [-H] [-a] [-f]
+ *      [-w WARMUP] [-m busy|block] [-S SPIN_US] [-B BUSY_POLLS] [-R RING_BYTES] [-C SERVER_CPU] [-H] [-a] [-f] [-N]
  *      [--server-prefix "CMD ARGS"]
  * CSV: impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s
  * </pre>
  * busy = spin forever without sched_yield; block = the endpoint's spin-then-sleep with SPIN_US (default 50) and
  * -B BUSY_POLLS pure polls first (default 50).
+ * Over shm the two endpoints share their send rings as Remora's links do ({@link FabricEndpoint#createSharedRing});
+ * -N keeps every message on libfabric's CMA copy instead.
  * -R sets the endpoints' send ring ({@link FabricOptions#sendRingBytes()}; 0: one staging buffer).
  * -a sends from a byte[] (impl "java-array": copied into the native staging buffer) instead of a direct buffer.
  * -f (impl "java-fresh") is what Java semantics cost on top: each side copies every message it receives into a new
@@ -56,6 +58,7 @@ public final class FabricPingPong {
         boolean serve = false;
         boolean array = false;
         boolean fresh = false;
+        boolean shared = true;
         int busyPolls = FabricOptions.defaults().busyPolls();
         long ring = FabricOptions.defaults().sendRingBytes();
         String prefix = null;
@@ -72,13 +75,14 @@ public final class FabricPingPong {
                 case "--serve": serve = true; break;
                 case "-a": array = true; break;
                 case "-f": fresh = true; array = true; break;
+                case "-N": shared = false; break;
                 case "-B": busyPolls = Integer.parseInt(args[++i]); break;
                 case "-R": ring = Long.parseLong(args[++i]); break;
                 case "--server-prefix": prefix = args[++i]; break;
                 default:
                     System.err.println("usage: FabricPingPong [-p provider] [-s size,...] [-n iters] [-w warmup] "
                             + "[-m busy|block] [-S spin_us] [-B busy_polls] [-R ring_bytes] [-C server_cpu] [-H] [-a] "
-                            + "[-f] [--server-prefix cmd] [--serve]");
+                            + "[-f] [-N] [--server-prefix cmd] [--serve]");
                     System.exit(2);
             }
         }
@@ -91,9 +95,9 @@ public final class FabricPingPong {
                 ? base.withYield(false).withSpinNanos(Long.MAX_VALUE / 4)
                 : base.withSpinNanos(spinUs * 1000).withBusyPolls(busyPolls);
         if (serve) {
-            serve(provider, options, fresh);
+            serve(provider, options, fresh, shared);
         } else {
-            client(provider, mode, options, sizes, iters, warmup, serverCpu, header, prefix, array, fresh);
+            client(provider, mode, options, sizes, iters, warmup, serverCpu, header, prefix, array, fresh, shared);
         }
     }
 
@@ -101,17 +105,23 @@ public final class FabricPingPong {
      * Echo server: prints its address, reads the client's, echoes until a zero-length message; with fresh, each
      * message is first copied into a new byte[], which is then sent.
      */
-    static void serve(String provider, FabricOptions options, boolean fresh) throws IOException {
+    static void serve(String provider, FabricOptions options, boolean fresh, boolean shared) throws IOException {
         PrintStream out = System.out;
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.US_ASCII));
         try (FabricEndpoint ep = FabricEndpoint.open(provider, options)) {
-            out.println("ADDR " + HexFormat.of().formatHex(ep.address()) + " CPU " + cpus());
+            out.println("ADDR " + HexFormat.of().formatHex(ep.address()) + " CPU " + cpus() + " RING "
+                    + offerRing(ep, shared));
             out.flush();
             String line = in.readLine();
             if (line == null || !line.startsWith("ADDR ")) {
                 throw new IOException("expected the client's ADDR line, got " + line);
             }
-            ep.insertPeer(HexFormat.of().parseHex(line.substring(5).trim()));
+            String[] parts = line.split(" "); // ADDR hex RING name MAPPED 0|1
+            ep.insertPeer(HexFormat.of().parseHex(parts[1]));
+            boolean mapped = parts.length > 3 && shared && mapRing(ep, parts[3]);
+            ep.enableSharedRing(parts.length > 5 && "1".equals(parts[5]));
+            out.println("MAPPED " + (mapped ? 1 : 0));
+            out.flush();
             for (;;) {
                 int n = ep.receive(-1);
                 if (n == 0) {
@@ -127,7 +137,8 @@ public final class FabricPingPong {
     }
 
     private static void client(String provider, String mode, FabricOptions options, int[] sizes, int iters,
-            int warmup, int serverCpu, boolean header, String prefix, boolean array, boolean fresh) throws Exception {
+            int warmup, int serverCpu, boolean header, String prefix, boolean array, boolean fresh, boolean shared)
+            throws Exception {
         List<String> cmd = new ArrayList<>();
         if (prefix != null) {
             cmd.addAll(Arrays.asList(prefix.trim().split("\\s+")));
@@ -147,6 +158,9 @@ public final class FabricPingPong {
         if (fresh) {
             cmd.add("-f");
         }
+        if (!shared) {
+            cmd.add("-N");
+        }
         Process server = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try (FabricEndpoint ep = FabricEndpoint.open(provider, options)) {
             BufferedReader sin = new BufferedReader(new InputStreamReader(server.getInputStream(),
@@ -155,11 +169,18 @@ public final class FabricPingPong {
             if (line == null || !line.startsWith("ADDR ")) {
                 throw new IOException("server did not start: " + line);
             }
-            String[] parts = line.split(" ");
+            String[] parts = line.split(" "); // ADDR hex CPU cpus RING name
             long peer = ep.insertPeer(HexFormat.of().parseHex(parts[1]));
             String serverCpus = parts.length > 3 ? parts[3] : "?";
+            boolean mapped = parts.length > 5 && shared && mapRing(ep, parts[5]);
             PrintStream toServer = new PrintStream(server.getOutputStream(), true, StandardCharsets.US_ASCII);
-            toServer.println("ADDR " + HexFormat.of().formatHex(ep.address()));
+            toServer.println("ADDR " + HexFormat.of().formatHex(ep.address()) + " RING " + offerRing(ep, shared)
+                    + " MAPPED " + (mapped ? 1 : 0));
+            line = sin.readLine();
+            if (line == null || !line.startsWith("MAPPED ")) {
+                throw new IOException("expected the server's MAPPED line, got " + line);
+            }
+            ep.enableSharedRing(line.endsWith("1"));
             if (header) {
                 System.out.println("impl,provider,mode,size,iters,client_cpu,server_cpu,median_us,p99_us,mb_per_s");
             }
@@ -209,6 +230,20 @@ public final class FabricPingPong {
                 Fabric.removeShmRegionsOf(server.pid()); // SIGKILL left its shm region behind
             }
         }
+    }
+
+    /** This endpoint's shared ring's name for the peer, or "-" (none: not shm, or -N). */
+    private static String offerRing(FabricEndpoint ep, boolean shared) throws IOException {
+        return shared && "shm".equals(ep.provider()) && ep.options().sendRingBytes() > 0 ? ep.createSharedRing()
+                : "-";
+    }
+
+    private static boolean mapRing(FabricEndpoint ep, String name) throws IOException {
+        if ("-".equals(name)) {
+            return false;
+        }
+        ep.attachSharedRing(name);
+        return true;
     }
 
     /** The last received message in a new array: what deserializing an array costs a Java receiver. */

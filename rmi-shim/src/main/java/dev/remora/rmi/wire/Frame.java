@@ -34,7 +34,8 @@ package dev.remora.rmi.wire;
 public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
-    public static final short VERSION = 1;
+    /** 2: the fabric handshake carries shared rings (FabricTechnology). */
+    public static final short VERSION = 2;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;

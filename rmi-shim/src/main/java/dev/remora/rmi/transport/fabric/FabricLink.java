@@ -133,6 +133,11 @@ public final class FabricLink implements Link {
         return endpoint.provider();
     }
 
+    /** Whether both directions go through shared rings (shm; see FabricEndpoint#createSharedRing). */
+    public boolean sharedRings() {
+        return endpoint.sendsThroughSharedRing() && endpoint.readsPeersSharedRing();
+    }
+
     /** One byte on the liveness connection; writers of whole bytes need no lock of their own. */
     private void control(int b) throws IOException {
         socket.getOutputStream().write(b);

@@ -22,9 +22,12 @@ import java.util.List;
  * <p>{@link #open} runs a short handshake over the negotiated TCP connection: the client lists the providers it
  * would use in order of preference; the server takes the first it also has, opens an endpoint and answers with the
  * provider and its fabric address; the client opens the same provider, inserts the server and sends its own
- * address; the server inserts it and acknowledges. At any step either side may answer "socket" instead (a provider
- * that will not open, an address that will not insert): both then run the socket technology over that same TCP
- * connection, so a broken libfabric costs a log line, never a call. The TCP connection then stays open, idle, as the
+ * address; the server inserts it and acknowledges. Over shm each side also offers its send ring's name in /dev/shm
+ * (remora.fabric.shared), maps the other's and says whether it did, so that messages above the inject size are read
+ * where the sender staged them instead of by libfabric's CMA copy (see FabricEndpoint#createSharedRing); a ring that
+ * will not map costs a log line and that copy, nothing else. At any step either side may answer "socket" instead
+ * (a provider that will not open, an address that will not insert): both then run the socket technology over that
+ * same TCP connection, so a broken libfabric costs a log line, never a call. The TCP connection then stays open, idle, as the
  * liveness signal of the {@link FabricLink}.
  *
  * <p>Provider choice ({@code remora.fabric.provider=auto}): {@code shm} when both ends are on one host, else
@@ -64,6 +67,7 @@ public final class FabricTechnology implements Technology {
         final int maxFrame;
         final int handshakeTimeoutMillis;
         final RouterListener listener;
+        boolean sharedRings = true;
 
         /**
          * @param requested remora.transport=fabric (a fallback is then a warning) rather than auto
@@ -89,6 +93,12 @@ public final class FabricTechnology implements Technology {
             this.maxFrame = maxFrame;
             this.handshakeTimeoutMillis = handshakeTimeoutMillis;
             this.listener = listener == null ? RouterListener.NONE : listener;
+        }
+
+        /** remora.fabric.shared (default true): over shm, offer the peer this side's send ring to map. */
+        public Settings withSharedRings(boolean shared) {
+            this.sharedRings = shared;
+            return this;
         }
     }
 
@@ -174,7 +184,8 @@ public final class FabricTechnology implements Technology {
             return fallback.open(socket, client);
         }
         link.start();
-        settings.listener.debug("fabric link to " + link.peer() + " over " + link.provider());
+        settings.listener.debug("fabric link to " + link.peer() + " over " + link.provider()
+                + (link.sharedRings() ? " with shared rings" : ""));
         return link;
     }
 
@@ -196,6 +207,7 @@ public final class FabricTechnology implements Technology {
         }
         String provider = in.readUTF();
         byte[] serverAddress = readBytes(in);
+        String serverRing = in.readUTF();
         FabricEndpoint ep;
         long peer;
         try {
@@ -215,15 +227,19 @@ public final class FabricTechnology implements Technology {
             return null;
         }
         try {
+            boolean mapped = mapRing(ep, serverRing, socket);
             out.writeInt(MAGIC);
             out.writeByte(OK);
             writeBytes(out, ep.address());
+            out.writeUTF(offerRing(ep, socket));
+            out.writeBoolean(mapped);
             out.flush();
             if (in.readByte() != OK) {
                 ep.close();
                 fellBack(socket, "the server " + in.readUTF());
                 return null;
             }
+            ep.enableSharedRing(in.readBoolean());
             return new FabricLink(socket, ep, peer, settings.maxFrame, settings.sleepNanos, settings.listener);
         } catch (IOException | RuntimeException e) {
             ep.close();
@@ -269,6 +285,7 @@ public final class FabricTechnology implements Technology {
             out.writeByte(OK);
             out.writeUTF(provider);
             writeBytes(out, ep.address());
+            out.writeUTF(offerRing(ep, socket));
             out.flush();
             if (in.readInt() != MAGIC) {
                 throw new IOException("the peer broke the fabric handshake (wrong magic)");
@@ -279,6 +296,8 @@ public final class FabricTechnology implements Technology {
                 return null;
             }
             byte[] clientAddress = readBytes(in);
+            String clientRing = in.readUTF();
+            boolean clientMapped = in.readBoolean();
             long peer;
             try {
                 peer = ep.insertPeer(clientAddress);
@@ -289,13 +308,52 @@ public final class FabricTechnology implements Technology {
                 fellBack(socket, "the server " + why);
                 return null;
             }
+            boolean mapped = mapRing(ep, clientRing, socket);
+            ep.enableSharedRing(clientMapped);
             out.writeByte(OK);
+            out.writeBoolean(mapped);
             out.flush();
             return new FabricLink(socket, ep, peer, settings.maxFrame, settings.sleepNanos, settings.listener);
         } catch (IOException | RuntimeException e) {
             ep.close();
             throw e;
         }
+    }
+
+    /**
+     * This side's shared ring for the peer to map (shm, remora.fabric.shared), or "" for none: its messages then go
+     * by libfabric's CMA copy, as they do for a peer that does not map it.
+     */
+    private String offerRing(FabricEndpoint ep, Socket socket) {
+        if (!settings.sharedRings || !"shm".equals(ep.provider())) {
+            return "";
+        }
+        try {
+            return ep.createSharedRing();
+        } catch (IOException | RuntimeException e) {
+            noRing(socket, "this JVM could not make its shared ring (" + e.getMessage() + ")");
+            return "";
+        }
+    }
+
+    /** Maps the peer's shared ring (name "" = none offered); false if it is not mapped. */
+    private boolean mapRing(FabricEndpoint ep, String name, Socket socket) {
+        if (name.isEmpty() || !settings.sharedRings) {
+            return false;
+        }
+        try {
+            ep.attachSharedRing(name);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            noRing(socket, "this JVM could not map the peer's shared ring (" + e.getMessage() + ")");
+            return false;
+        }
+    }
+
+    private void noRing(Socket socket, String why) {
+        String peer = socket.getInetAddress().getHostAddress();
+        settings.listener.fallback("fabric-shared:" + peer, "fabric link with " + peer + " without a shared ring: "
+                + why + "; its messages go by libfabric's CMA copy (remora.fabric.shared=false silences this)");
     }
 
     private void fellBack(Socket socket, String why) {

@@ -74,6 +74,11 @@ class FabricLinkTest {
 
     @AfterEach
     void close() throws IOException {
+        closeLinks();
+        pool.shutdownNow();
+    }
+
+    private void closeLinks() throws IOException {
         if (client != null) {
             client.close();
         }
@@ -84,7 +89,6 @@ class FabricLinkTest {
             a.close();
             b.close();
         }
-        pool.shutdownNow();
     }
 
     private FabricTechnology technology(String provider) {
@@ -160,6 +164,43 @@ class FabricLinkTest {
     }
 
     /** A frame whose payload is a tail (head and tail gathered into one message), eager and segmented sizes. */
+    /**
+     * On one host both sides offer their send rings and map each other's: frames above the inject size are then read
+     * where the sender staged them. remora.fabric.shared=false on either side keeps both directions on libfabric's
+     * CMA copy, silently, and frames arrive whole either way.
+     */
+    @Test
+    void sameHostLinksShareRingsUnlessEitherSideTurnsThemOff() throws Exception {
+        for (int off = 0; off < 3; off++) { // 0: none off, 1: client off, 2: server off
+            FabricTechnology on = technology("auto");
+            FabricTechnology disabled = new FabricTechnology(new FabricTechnology.Settings(true, true, "auto", -1, -1,
+                    -1, 1_000_000, MAX, 5000, listener).withSharedRings(false), new SocketTechnology(MAX, 0));
+            if (off > 0) {
+                closeLinks();
+                pair();
+            }
+            open(off == 1 ? disabled : on, off == 2 ? disabled : on);
+            assertEquals(off == 0, ((FabricLink) client).sharedRings(), "client, case " + off);
+            assertEquals(off == 0, ((FabricLink) server).sharedRings(), "server, case " + off);
+            FrameBuffer into = new FrameBuffer(16);
+            for (int p : new int[] {5_000, 100_000, 2 << 20}) {
+                FrameBuffer f = frame(Frame.CALL, p, p);
+                FrameBuffer got = roundOne(client, server, f, into);
+                assertEquals(Frame.HEADER + p, got.length());
+                for (int i = 0; i < got.length(); i++) {
+                    assertEquals(f.array()[i], got.array()[i], "byte " + i + " of " + p + ", case " + off);
+                }
+                FrameBuffer r = frame(Frame.REPLY, p, p + 1);
+                FrameBuffer back = roundOne(server, client, r, into);
+                assertEquals(Frame.HEADER + p + 1, back.length());
+                for (int i = 0; i < back.length(); i++) {
+                    assertEquals(r.array()[i], back.array()[i], "byte " + i + " of reply " + p + ", case " + off);
+                }
+            }
+        }
+        assertTrue(notes.isEmpty(), notes.toString());
+    }
+
     @Test
     void framesWithATailArriveWhole() throws Exception {
         open("auto");
