@@ -407,6 +407,14 @@ static void shared_rings(const char *prov) {
     if (!open_pair(prov, &c, &d, &to_d, &to_c)) {
         return;
     }
+    /* a ring /dev/shm cannot hold: an error naming it, no file left behind, and a later ring still works */
+    char name[64], path[96];
+    CHECK(rf_shared_create(c, (size_t) 1 << 40, name, sizeof(name), err) == RF_ERROR && strstr(err, "/dev/shm"),
+          "a 1 TiB ring: %s", err);
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof(path), "/dev/shm/%d:remora:%d", (int) getpid(), i);
+        CHECK(access(path, F_OK) != 0, "%s left behind", path);
+    }
     share(c, d, 256 * 1024);
     echo_arg echo = {.ep = d};
     pthread_t t;

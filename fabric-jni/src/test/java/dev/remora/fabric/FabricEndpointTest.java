@@ -200,6 +200,17 @@ class FabricEndpointTest {
         assertEquals(sizes.length + 200 + 51, echoed.get());
     }
 
+    /** A ring /dev/shm cannot hold is an IOException that names it, not a crash; the endpoint still works. */
+    @Test
+    void aSharedRingTooLargeForDevShmIsAnError() throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        try (FabricEndpoint ep = FabricEndpoint.open("shm", FAST.withSendRingBytes(1L << 40))) {
+            IOException e = assertThrows(IOException.class, ep::createSharedRing);
+            assertTrue(e.getMessage().contains("/dev/shm"), e.getMessage());
+            assertFalse(ep.sendsThroughSharedRing());
+        }
+    }
+
     /** 16 threads with a request each in flight, answered from other threads: no request or reply is lost. */
     @ParameterizedTest
     @ValueSource(strings = {"shm", "tcp;ofi_rxm"})
