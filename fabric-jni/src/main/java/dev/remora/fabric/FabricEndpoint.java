@@ -35,7 +35,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * returns when the buffer may be reused, i.e. the message is delivered or buffered by the provider).
  * {@link #receive} is meant for one receiver thread; concurrent calls are serialised. {@link #close()} may be
  * called from any thread at any time: it wakes a blocked receive or send, which then throw
- * {@link java.nio.channels.AsynchronousCloseException}. The hot paths allocate nothing.
+ * {@link java.nio.channels.AsynchronousCloseException}. The hot paths allocate nothing, but for the view a message
+ * read from the peer's shared ring gets.
+ *
+ * <p>Shared rings (shm): {@link #createSharedRing()}, the peer's {@link #attachSharedRing}, then
+ * {@link #enableSharedRing}: messages above the inject size and up to a quarter of the send ring are then written
+ * into a ring in /dev/shm that the peer has mapped, and read there; libfabric carries a 16-byte descriptor instead of
+ * moving them by the kernel's CMA copy (fabric-jni/README.md, "Shared rings").
  *
  * <p>Errors: every libfabric failure is an {@link IOException} naming the {@code fi_*} call and fi_strerror's text.
  * After a failed send or receive the endpoint is unusable (a peer may hold half a message): close it. A peer that

@@ -200,6 +200,56 @@ class FabricEndpointTest {
         assertEquals(sizes.length + 200 + 51, echoed.get());
     }
 
+    /**
+     * A send waiting for room in its shared ring (the peer reads nothing) is woken by close and throws
+     * AsynchronousCloseException, as any send interrupted by close does; earlier the staging step's failure surfaced
+     * as a plain IOException.
+     */
+    @Test
+    void closeWakesASendWaitingForRingSpace() throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        FabricEndpoint a = FabricEndpoint.open("shm", FAST);
+        FabricEndpoint b = FabricEndpoint.open("shm", FAST);
+        try {
+            long toB = a.insertPeer(b.address());
+            b.insertPeer(a.address());
+            share(a, b);
+            CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> { // shm's first message needs
+                try {                                                               // the receiver's progress
+                    return b.receive(TEN_SECONDS);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            a.send(toB, FabricTestSupport.pattern(64, 1));
+            assertEquals(64, first.get(10, TimeUnit.SECONDS));
+            byte[] body = new byte[200_000];
+            AtomicInteger sent = new AtomicInteger();
+            CompletableFuture<Throwable> end = CompletableFuture.supplyAsync(() -> {
+                try {
+                    for (;;) {
+                        a.send(toB, null, body, 0, body.length);
+                        sent.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            long deadline = System.nanoTime() + TEN_SECONDS;
+            int last = -1;
+            while (sent.get() != last && System.nanoTime() < deadline) { // until the sender stops getting room
+                last = sent.get();
+                Thread.sleep(200);
+            }
+            assertTrue(sent.get() >= 10 && !end.isDone(), "sent " + sent.get() + ", then " + end.getNow(null));
+            a.close();
+            assertInstanceOf(AsynchronousCloseException.class, end.get(10, TimeUnit.SECONDS));
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
     /** A ring /dev/shm cannot hold is an IOException that names it, not a crash; the endpoint still works. */
     @Test
     void aSharedRingTooLargeForDevShmIsAnError() throws Exception {
