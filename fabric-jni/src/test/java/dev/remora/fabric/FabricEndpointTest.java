@@ -236,12 +236,13 @@ class FabricEndpointTest {
                 }
             });
             long deadline = System.nanoTime() + TEN_SECONDS;
-            int last = -1;
-            while (sent.get() != last && System.nanoTime() < deadline) { // until the sender stops getting room
-                last = sent.get();
-                Thread.sleep(200);
+            while (sent.get() < 20 && !end.isDone() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
             }
-            assertTrue(sent.get() >= 10 && !end.isDone(), "sent " + sent.get() + ", then " + end.getNow(null));
+            Thread.sleep(300);
+            // the 4 MiB ring holds 20 messages of 200,000 bytes (64-byte aligned); the 21st waits for room
+            assertEquals(20, sent.get(), () -> "sent, then " + end.getNow(null));
+            assertFalse(end.isDone(), () -> "the sender ended: " + end.getNow(null));
             a.close();
             assertInstanceOf(AsynchronousCloseException.class, end.get(10, TimeUnit.SECONDS));
         } finally {
