@@ -35,13 +35,14 @@ public enum Property {
             "Bytes of each fabric endpoint's send ring over shm: messages above the inject size are staged one after"
                     + " another in it, not always in the buffer the peer's CMA copy just read (taking that back from the"
                     + " peer CPU's cache made a 100 KB send 3-4 times slower); those up to 256 KB complete behind the"
-                    + " sender, who need not wait for the peer to take them. 0 = one staging buffer, every send waits."),
+                    + " sender, who need not wait for the peer to take them; with remora.fabric.shared the peer maps it."
+                    + " 0 = one staging buffer, every send waits, no shared ring."),
     FABRIC_SHARED("remora.fabric.shared", "true", values("true", "false"),
             "Over shm, each fabric endpoint's send ring (remora.fabric.ring) lives in /dev/shm and the peer maps"
                     + " it: a message above the inject size and up to a quarter of the ring is read where the sender"
                     + " staged it, and only a 16-byte descriptor goes through libfabric, not the message by the"
-                    + " kernel's CMA copy (echo of a byte[100000]: 22.6 us instead of 36-38 here). false = libfabric"
-                    + " moves every message."),
+                    + " kernel's CMA copy (echo of a byte[100000] in split placement: 17-21 us instead of 36-39 here)."
+                    + " false = libfabric moves every message."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver naps idle (shm, which has no wait fd) before it asks its peer, on the"
                     + " link's TCP connection, to ring before the next frame, and sleeps until then: an idle link costs"
