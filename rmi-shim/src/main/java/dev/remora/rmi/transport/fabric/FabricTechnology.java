@@ -325,8 +325,8 @@ public final class FabricTechnology implements Technology {
      * by libfabric's CMA copy, as they do for a peer that does not map it.
      */
     private String offerRing(FabricEndpoint ep, Socket socket) {
-        if (!settings.sharedRings || !"shm".equals(ep.provider())) {
-            return "";
+        if (!settings.sharedRings || !"shm".equals(ep.provider()) || ep.options().sendRingBytes() == 0) {
+            return ""; // remora.fabric.ring=0: no ring to share, and nothing to warn about
         }
         try {
             return ep.createSharedRing();

@@ -167,19 +167,22 @@ class FabricLinkTest {
     /**
      * On one host both sides offer their send rings and map each other's: frames above the inject size are then read
      * where the sender staged them. remora.fabric.shared=false on either side keeps both directions on libfabric's
-     * CMA copy, silently, and frames arrive whole either way.
+     * CMA copy, silently, and frames arrive whole either way; so does remora.fabric.ring=0 (no ring to share) on the
+     * server (the client then sends through its ring, the server by CMA).
      */
     @Test
     void sameHostLinksShareRingsUnlessEitherSideTurnsThemOff() throws Exception {
-        for (int off = 0; off < 3; off++) { // 0: none off, 1: client off, 2: server off
+        for (int off = 0; off < 4; off++) { // 0: none off, 1: client off, 2: server off, 3: server without a ring
             FabricTechnology on = technology("auto");
-            FabricTechnology disabled = new FabricTechnology(new FabricTechnology.Settings(true, true, "auto", -1, -1,
-                    -1, 1_000_000, MAX, 5000, listener).withSharedRings(false), new SocketTechnology(MAX, 0));
+            FabricTechnology disabled = off == 3 ? new FabricTechnology(new FabricTechnology.Settings(true, true,
+                    "auto", -1, -1, 0, 1_000_000, MAX, 5000, listener), new SocketTechnology(MAX, 0))
+                    : new FabricTechnology(new FabricTechnology.Settings(true, true, "auto", -1, -1, -1, 1_000_000, MAX,
+                    5000, listener).withSharedRings(false), new SocketTechnology(MAX, 0));
             if (off > 0) {
                 closeLinks();
                 pair();
             }
-            open(off == 1 ? disabled : on, off == 2 ? disabled : on);
+            open(off == 1 ? disabled : on, off >= 2 ? disabled : on);
             assertEquals(off == 0, ((FabricLink) client).sharedRings(), "client, case " + off);
             assertEquals(off == 0, ((FabricLink) server).sharedRings(), "server, case " + off);
             FrameBuffer into = new FrameBuffer(16);
