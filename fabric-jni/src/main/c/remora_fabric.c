@@ -1184,6 +1184,12 @@ int rf_shared_on(rf_ep *ep) {
     return ep->sh_tx_on + 2 * (ep->sh_rx != NULL);
 }
 
+/* Whether a message of len bytes goes through the shared ring: it is on, and len above the inject size and at most a
+ * quarter of the ring. */
+static int rf_shared_fits(const rf_ep *ep, size_t len) {
+    return ep->sh_tx_on && len > ep->inject_size && len <= ep->sh_tx_cap / 4;
+}
+
 /* A region of the shared ring for len bytes, once the peer has read far enough; NULL with err on timeout or close. */
 static char *rf_shared_reserve(rf_ep *ep, size_t len, int64_t timeout_ns, char *err) {
     rf_shared_hdr *h = (rf_shared_hdr *) ep->sh_tx;
@@ -1244,7 +1250,7 @@ int rf_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, int64_t timeou
             return RF_ERROR;
         }
     }
-    if (ep->sh_tx_on && len > ep->inject_size && len <= ep->sh_tx_cap / 4) { /* the peer reads it from our ring */
+    if (rf_shared_fits(ep, len)) { /* the peer reads it from our ring */
         if (!rf_in_shared(ep, buf, len)) { /* not staged there by the caller: one copy, still cheaper than CMA's */
             char *region = rf_shared_reserve(ep, len, timeout_ns, err);
             if (region == NULL) {
@@ -1345,7 +1351,7 @@ void rf_set_send_ring(rf_ep *ep, size_t bytes) {
 }
 
 void *rf_staging(rf_ep *ep, size_t len, int64_t timeout_ns, char *err) {
-    if (ep->sh_tx_on && len > ep->inject_size && len <= ep->sh_tx_cap / 4) {
+    if (rf_shared_fits(ep, len)) {
         return rf_shared_reserve(ep, len, timeout_ns, err);
     }
     if (ep->cma && len > ep->inject_size && len <= ep->ring_cap / 4) {

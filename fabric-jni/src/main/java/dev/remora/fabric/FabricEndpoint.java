@@ -150,14 +150,15 @@ public final class FabricEndpoint implements Closeable {
      * the kernel's CMA copy out of this process; through the ring the peer reads it where it was staged, one copy
      * fewer each way. Then {@link #enableSharedRing} with the peer's answer.
      *
-     * @throws IOException naming why there is none: another provider, sendRingBytes 0, /dev/shm refused
+     * @return its name, or null when there is nothing to share: another provider than shm, or sendRingBytes 0
+     * @throws IOException naming why it could not be made, e.g. /dev/shm refused it
      */
     public String createSharedRing() throws IOException {
         sendLock.lock();
         try {
             ensureOpen();
-            if (options.sendRingBytes() == 0) {
-                throw new IOException("no shared ring: the send ring is 0 bytes");
+            if (!"shm".equals(provider) || options.sendRingBytes() == 0) {
+                return null;
             }
             return FabricNative.sharedCreate(handle, options.sendRingBytes());
         } finally {
@@ -335,24 +336,20 @@ public final class FabricEndpoint implements Closeable {
                 return TIMEOUT;
             }
             int slot = (int) result.getLong(16);
-            ByteBuffer view;
-            if (slot == SLOT_LARGE) {
-                long generation = result.getLong(24);
-                if (generation != largeGeneration) {
-                    views[SLOT_LARGE] = FabricNative.buffer(handle, SLOT_LARGE).order(options.receiveOrder());
-                    largeGeneration = generation;
-                }
-                view = views[SLOT_LARGE];
-            } else if (slot == SLOT_SHARED) { // where it lies in the peer's ring: a view of it (one small object)
+            if (slot == SLOT_SHARED) { // where it lies in the peer's ring: a view of it (one small object)
                 current = views[SLOT_SHARED].slice((int) result.getLong(40), (int) length)
                         .order(options.receiveOrder());
-                currentSource = result.getLong(8);
-                return (int) length;
             } else {
-                view = views[slot];
+                if (slot == SLOT_LARGE) {
+                    long generation = result.getLong(24);
+                    if (generation != largeGeneration) {
+                        views[SLOT_LARGE] = FabricNative.buffer(handle, SLOT_LARGE).order(options.receiveOrder());
+                        largeGeneration = generation;
+                    }
+                }
+                current = views[slot];
+                current.limit((int) length).position(0);
             }
-            view.limit((int) length).position(0);
-            current = view;
             currentSource = result.getLong(8);
             return (int) length;
         } finally {

@@ -260,6 +260,9 @@ class FabricEndpointTest {
             assertTrue(e.getMessage().contains("/dev/shm"), e.getMessage());
             assertFalse(ep.sendsThroughSharedRing());
         }
+        try (FabricEndpoint ep = FabricEndpoint.open("shm", FAST.withSendRingBytes(0))) {
+            assertEquals(null, ep.createSharedRing(), "no send ring, nothing to share");
+        }
     }
 
     /** 16 threads with a request each in flight, answered from other threads: no request or reply is lost. */

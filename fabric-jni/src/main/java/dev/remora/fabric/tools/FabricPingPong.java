@@ -232,10 +232,10 @@ public final class FabricPingPong {
         }
     }
 
-    /** This endpoint's shared ring's name for the peer, or "-" (none: not shm, or -N). */
+    /** This endpoint's shared ring's name for the peer, or "-" (none: -N, not shm, or -R 0). */
     private static String offerRing(FabricEndpoint ep, boolean shared) throws IOException {
-        return shared && "shm".equals(ep.provider()) && ep.options().sendRingBytes() > 0 ? ep.createSharedRing()
-                : "-";
+        String name = shared ? ep.createSharedRing() : null;
+        return name == null ? "-" : name;
     }
 
     private static boolean mapRing(FabricEndpoint ep, String name) throws IOException {

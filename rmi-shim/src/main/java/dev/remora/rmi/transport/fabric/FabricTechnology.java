@@ -27,8 +27,8 @@ import java.util.List;
  * where the sender staged them instead of by libfabric's CMA copy (see FabricEndpoint#createSharedRing); a ring that
  * will not map costs a log line and that copy, nothing else. At any step either side may answer "socket" instead
  * (a provider that will not open, an address that will not insert): both then run the socket technology over that
- * same TCP connection, so a broken libfabric costs a log line, never a call. The TCP connection then stays open, idle, as the
- * liveness signal of the {@link FabricLink}.
+ * same TCP connection, so a broken libfabric costs a log line, never a call. The TCP connection then stays open,
+ * idle, as the liveness signal of the {@link FabricLink}.
  *
  * <p>Provider choice ({@code remora.fabric.provider=auto}): {@code shm} when both ends are on one host, else
  * {@code verbs;ofi_rxm}, {@code efa}, {@code tcp;ofi_rxm}, the first both have. "One host" is judged from the TCP
@@ -325,11 +325,12 @@ public final class FabricTechnology implements Technology {
      * by libfabric's CMA copy, as they do for a peer that does not map it.
      */
     private String offerRing(FabricEndpoint ep, Socket socket) {
-        if (!settings.sharedRings || !"shm".equals(ep.provider()) || ep.options().sendRingBytes() == 0) {
-            return ""; // remora.fabric.ring=0: no ring to share, and nothing to warn about
+        if (!settings.sharedRings) {
+            return "";
         }
         try {
-            return ep.createSharedRing();
+            String name = ep.createSharedRing();
+            return name == null ? "" : name; // not shm, or remora.fabric.ring=0: nothing to share or warn about
         } catch (IOException | RuntimeException e) {
             noRing(socket, "this JVM could not make its shared ring (" + e.getMessage() + ")");
             return "";
