@@ -12,7 +12,6 @@ import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Proxy;
 import java.lang.reflect.RecordComponent;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -329,9 +328,7 @@ final class ClassInfo {
     }
 
     private static void str(ByteArrayOutputStream b, String s) {
-        byte[] u = s.getBytes(StandardCharsets.UTF_8);
-        varint(b, u.length);
-        b.write(u, 0, u.length);
+        ModifiedUtf8.write(b, s);
     }
 
     private static void lng(ByteArrayOutputStream b, long v) {

@@ -22,7 +22,6 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,8 +62,6 @@ public class RemoraObjectInput extends ObjectInputStream {
     private final SerializerOptions options;
     private boolean swap;
     private ByteOrder senderOrder = Bytes.NATIVE;
-    private Charset utf16 = Bytes.NATIVE == ByteOrder.LITTLE_ENDIAN ? StandardCharsets.UTF_16LE
-            : StandardCharsets.UTF_16BE;
     private Object[] handles = new Object[64];
     private int nHandles;
     private int depth;
@@ -194,7 +191,6 @@ public class RemoraObjectInput extends ObjectInputStream {
         boolean le = (flags & Wire.F_LITTLE_ENDIAN) != 0;
         senderOrder = le ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
         swap = senderOrder != Bytes.NATIVE;
-        utf16 = le ? StandardCharsets.UTF_16LE : StandardCharsets.UTF_16BE;
         if ((flags & Wire.F_TYPES_RESET) != 0) {
             types.clear();
         }
@@ -1450,9 +1446,22 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             need(2 * n);
         }
-        String s = new String(buf, pos, 2 * n, utf16);
-        pos += 2 * n;
-        return s;
+        // Code units one by one, never a charset: a UTF-16 decoder would replace unpaired surrogates with U+FFFD,
+        // and a Java string may hold any sequence of chars (the JDK's modified UTF-8 keeps every one).
+        char[] cs = new char[n];
+        byte[] b = buf;
+        int p = pos;
+        if (swap) {
+            for (int i = 0; i < n; i++) {
+                cs[i] = (char) Bytes.SC.get(b, p + 2 * i);
+            }
+        } else {
+            for (int i = 0; i < n; i++) {
+                cs[i] = (char) Bytes.NC.get(b, p + 2 * i);
+            }
+        }
+        pos = p + 2 * n;
+        return new String(cs);
     }
 
     private Object readPrimitive(char code) throws IOException {

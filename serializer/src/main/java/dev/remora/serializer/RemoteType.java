@@ -1,7 +1,6 @@
 package dev.remora.serializer;
 
 import java.io.StreamCorruptedException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * A type descriptor received from the peer (untrusted: every count and length is checked against the bytes that are
@@ -222,7 +221,7 @@ final class RemoteType {
                 throw new StreamCorruptedException("bad name length " + n + " in type descriptor (limit "
                         + maxName + ", " + (end - p) + " bytes left)");
             }
-            String s = new String(b, p, n, StandardCharsets.UTF_8);
+            String s = ModifiedUtf8.read(b, p, n);
             p += n;
             return s;
         }
