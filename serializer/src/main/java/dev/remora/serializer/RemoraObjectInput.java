@@ -869,16 +869,22 @@ public class RemoraObjectInput extends ObjectInputStream {
         return l;
     }
 
+    /**
+     * A boxed primitive is a new object, as the JDK reads it (it allocates one and sets its value field), never one
+     * of {@code valueOf}'s cached instances: two objects written stay two objects read, and an object read after a
+     * {@code reset()} is not the one read before it.
+     */
+    @SuppressWarnings({"deprecation", "removal"})
     private Object readSpecial(ClassInfo li) throws IOException, ClassNotFoundException {
         switch (li.special) {
-            case ClassInfo.SP_INT: return readInt();
-            case ClassInfo.SP_LONG: return readLong();
-            case ClassInfo.SP_BOOLEAN: return readBoolean();
-            case ClassInfo.SP_DOUBLE: return readDouble();
-            case ClassInfo.SP_FLOAT: return readFloat();
-            case ClassInfo.SP_SHORT: return readShort();
-            case ClassInfo.SP_BYTE: return readByte();
-            case ClassInfo.SP_CHAR: return readChar();
+            case ClassInfo.SP_INT: return new Integer(readInt());
+            case ClassInfo.SP_LONG: return new Long(readLong());
+            case ClassInfo.SP_BOOLEAN: return new Boolean(readBoolean());
+            case ClassInfo.SP_DOUBLE: return new Double(readDouble());
+            case ClassInfo.SP_FLOAT: return new Float(readFloat());
+            case ClassInfo.SP_SHORT: return new Short(readShort());
+            case ClassInfo.SP_BYTE: return new Byte(readByte());
+            case ClassInfo.SP_CHAR: return new Character(readChar());
             default: {
                 String capturing = readUTF();
                 String fic = readUTF();
@@ -1429,6 +1435,9 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     private String readStringBody(byte tag) throws IOException {
         int n = readVarint();
+        if (n == 0 && (tag == Wire.T_STRING_L1 || tag == Wire.T_STRING_U16)) {
+            return ""; // the JDK reads every empty string as the literal "": one object, however many were written
+        }
         if (tag == Wire.T_STRING_L1) {
             if (n > limit - pos) {
                 need(n);
