@@ -272,7 +272,7 @@ final class ClassInfo {
     /**
      * Descriptor: kind, name, then per kind. PLAIN: slot count, per slot name, svuid, flags (1 = has writeObject),
      * field count, per field type code and name. RECORD: fields. EXTERNALIZABLE: svuid. PROXY: interface names.
-     * Strings are a varint byte length and UTF-8; longs are 8 bytes big-endian.
+     * Strings are a varint byte length and modified UTF-8 ({@link ModifiedUtf8}); longs are 8 bytes big-endian.
      */
     private byte[] encodeDescriptor() {
         ByteArrayOutputStream b = new ByteArrayOutputStream(64);

@@ -11,6 +11,8 @@ import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectInputValidation;
 import java.io.ObjectStreamClass;
+import java.io.ObjectStreamField;
+import java.io.Serializable;
 import java.io.StreamCorruptedException;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.SerializedLambda;
@@ -25,6 +27,7 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 
 /**
@@ -71,6 +74,14 @@ public class RemoraObjectInput extends ObjectInputStream {
     private int callStart;
     private long bytesBase;
     private boolean resolveEnabled;
+    /**
+     * Names of the classes whose descriptor the JDK's reader would have read in this stream since its handles were
+     * last cleared (the call, or the stream since its last reset): the filter saw them, and sees a back reference
+     * for them now ({@link #describe}).
+     */
+    private final HashSet<String> described = new HashSet<>();
+    /** The field type strings of those descriptors, shared the same way. */
+    private final HashSet<String> typeStrings = new HashSet<>();
     private List<Object[]> validations;
 
     // the class whose readObject is running
@@ -181,6 +192,10 @@ public class RemoraObjectInput extends ObjectInputStream {
             Arrays.fill(handles, 0, nHandles, null);
             nHandles = 0;
         }
+        if (!described.isEmpty()) {
+            described.clear();
+            typeStrings.clear();
+        }
     }
 
     private void readMessageHeader() throws IOException {
@@ -289,7 +304,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 case Wire.T_CLASS: {
                     RemoteType t = readType();
                     resolve(t);
-                    filterCheck(t.cl, -1);
+                    describe(t);
                     int h = reserve(unshared);
                     set(h, t.cl, unshared);
                     return checkResolve(t.cl, h, unshared);
@@ -333,7 +348,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         if (t.kind != ClassInfo.ENUM) {
             throw new InvalidClassException(t.name, "non-enum class in an enum constant");
         }
-        filterCheck(t.cl, -1);
+        describe(t);
         int h = reserve(unshared);
         byte tag = (byte) u8();
         String name = readStringBody(tag);
@@ -357,6 +372,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         if (t.kind != ClassInfo.ARRAY) {
             throw new StreamCorruptedException("array of non-array type " + t.name);
         }
+        describe(t);
         int len = readVarint();
         filterCheck(t.cl, len);
         char cc = t.local.componentCode;
@@ -493,7 +509,7 @@ public class RemoraObjectInput extends ObjectInputStream {
     private Object readOrdinary(boolean unshared) throws IOException, ClassNotFoundException {
         RemoteType t = readType();
         resolve(t);
-        filterCheck(t.cl, -1);
+        describe(t);
         ClassInfo li = t.local;
         int h = reserve(unshared);
         Object o;
@@ -1014,7 +1030,6 @@ public class RemoraObjectInput extends ObjectInputStream {
             if (!ifs[i].isInterface()) {
                 throw new InvalidClassException(t.interfaces[i], "proxy descriptor names a non-interface");
             }
-            filterCheck(ifs[i], -1);
             if (!Modifier.isPublic(ifs[i].getModifiers())) {
                 ClassLoader l = ifs[i].getClassLoader();
                 if (nonPublic && l != loader) {
@@ -1051,6 +1066,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         Slot[] locals = li.slots;
         RemoteType.RemoteSlot[] remotes = t.slots;
         List<RemoteType.Plan> plan = new ArrayList<>();
+        Class<?>[] slotClasses = new Class<?>[remotes.length];
         int next = 0;
         boolean fast = li.ctor != null && remotes.length == locals.length;
         for (int i = 0; i < remotes.length; i++) {
@@ -1065,6 +1081,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                     rc = null;
                 }
             }
+            slotClasses[i] = rc;
             int j = -1;
             for (int k = next; k < locals.length && rc != null; k++) {
                 if (locals[k].cl == rc) {
@@ -1076,9 +1093,6 @@ public class RemoraObjectInput extends ObjectInputStream {
                 plan.add(new RemoteType.Plan(null, r, false, null));
                 fast = false;
                 continue;
-            }
-            if (rc != cl) {
-                filterCheck(rc, -1);
             }
             for (int k = next; k < j; k++) {
                 plan.add(new RemoteType.Plan(locals[k], null, false, null));
@@ -1103,6 +1117,145 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         t.plan = plan.toArray(new RemoteType.Plan[0]);
         t.fastPlan = fast;
+        t.slotClasses = slotClasses;
+    }
+
+    // ---------------------------------------------------------------- filters as the JDK consults them
+
+    /**
+     * True where this reader emulates {@code sun.rmi.server.MarshalInputStream}, which reads each class's codebase
+     * annotation with {@code readObject()} while it resolves the class: one more object reference per descriptor
+     * for the filter (the annotation itself is null here: Remora sends none).
+     */
+    protected boolean readsClassAnnotations() {
+        return false;
+    }
+
+    private boolean filtering() {
+        ObjectInputFilter f = getObjectInputFilter();
+        return f != null && !(f == guard && guard.next == null);
+    }
+
+    /**
+     * The filter calls the JDK's reader makes where it reads {@code t}'s class descriptor (for an object, array,
+     * enum constant or Class), with the same classes, depth and reference counts: a descriptor new to the stream is
+     * checked (a proxy's interfaces first), then its superclass's descriptor is read one level deeper; one the
+     * stream already had is a back reference, checked with no class. Remora sends a type once per connection, but
+     * the filter sees what the JDK's per-stream descriptors would show it. Only the byte counts differ.
+     */
+    private void describe(RemoteType t) throws InvalidClassException {
+        if (!filtering()) {
+            return;
+        }
+        RemoteType.Descriptors d = t.descriptors;
+        if (d == null) {
+            d = t.descriptors = descriptorsOf(t);
+        }
+        describe(d, 0);
+    }
+
+    private void describe(RemoteType.Descriptors d, int i) throws InvalidClassException {
+        if (i == d.names.length) {
+            return; // TC_NULL: no superclass descriptor
+        }
+        if (!described.add(d.names[i])) {
+            filterCheck(null, -1); // a back reference to the descriptor
+            return;
+        }
+        for (String s : d.typeStrings[i]) {
+            if (!typeStrings.add(s)) {
+                filterCheck(null, -1); // a field type string the stream had
+            }
+        }
+        if (readsClassAnnotations()) {
+            totalRefs++;
+        }
+        if (i == 0 && d.interfaces != null) {
+            for (Class<?> c : d.interfaces) {
+                filterCheck(c, -1);
+            }
+        }
+        filterCheck(d.classes[i], -1);
+        totalRefs++;
+        depth++;
+        try {
+            describe(d, i + 1);
+            Class<?>[] supers = d.localSupers == null ? null : d.localSupers[i];
+            if (supers != null) {
+                for (Class<?> c : supers) {
+                    filterCheck(c, -1);
+                }
+            }
+        } finally {
+            depth--;
+        }
+    }
+
+    private static RemoteType.Descriptors descriptorsOf(RemoteType t) {
+        if (t.kind == ClassInfo.PLAIN && t.slotClasses != null) {
+            int n = t.slots.length;
+            Class<?>[] classes = new Class<?>[n];
+            String[] names = new String[n];
+            for (int i = 0; i < n; i++) { // the sender's slots are superclass first; descriptors subclass first
+                classes[i] = t.slotClasses[n - 1 - i];
+                names[i] = t.slots[n - 1 - i].name;
+            }
+            Class<?>[][] supers = null;
+            String[][] typeStrings = new String[n][];
+            for (int i = 0; i < n; i++) {
+                RemoteType.RemoteSlot r = t.slots[n - 1 - i];
+                ObjectStreamClass local = classes[i] == null ? null : ObjectStreamClass.lookupAny(classes[i]);
+                List<String> ts = new ArrayList<>();
+                for (int f = 0; f < r.codes.length; f++) {
+                    if (Bytes.size(r.codes[f]) == 0) {
+                        ObjectStreamField lf = local == null ? null : local.getField(r.names[f]);
+                        // a field this side lacks: its type is unknown, so it matches no other
+                        ts.add(lf != null && !lf.isPrimitive() ? lf.getTypeString()
+                                : "?" + names[i] + "." + r.names[f]);
+                    }
+                }
+                typeStrings[i] = ts.toArray(new String[0]);
+                if (classes[i] == null) {
+                    continue;
+                }
+                Class<?> superLocal = null;
+                for (int j = i + 1; j < n && superLocal == null; j++) {
+                    superLocal = classes[j];
+                }
+                List<Class<?>> missing = new ArrayList<>();
+                for (Class<?> c = classes[i].getSuperclass(); c != null && c != superLocal
+                        && Serializable.class.isAssignableFrom(c); c = c.getSuperclass()) {
+                    missing.add(c);
+                }
+                if (!missing.isEmpty()) {
+                    if (supers == null) {
+                        supers = new Class<?>[n][];
+                    }
+                    supers[i] = missing.toArray(new Class<?>[0]);
+                }
+            }
+            return new RemoteType.Descriptors(classes, names, supers, null, typeStrings);
+        }
+        // the writer's own descriptors: the class, then each serializable superclass
+        List<Class<?>> chain = new ArrayList<>();
+        List<String> names = new ArrayList<>();
+        for (Class<?> c = t.cl; c != null && (chain.isEmpty() || Serializable.class.isAssignableFrom(c));
+                c = c.getSuperclass()) {
+            chain.add(c);
+            names.add(chain.size() == 1 ? t.name : c.getName());
+        }
+        String[][] typeStrings = new String[chain.size()][];
+        for (int i = 0; i < typeStrings.length; i++) {
+            List<String> ts = new ArrayList<>();
+            for (ObjectStreamField f : ObjectStreamClass.lookupAny(chain.get(i)).getFields()) {
+                if (!f.isPrimitive()) {
+                    ts.add(f.getTypeString());
+                }
+            }
+            typeStrings[i] = ts.toArray(new String[0]);
+        }
+        return new RemoteType.Descriptors(chain.toArray(new Class<?>[0]), names.toArray(new String[0]), null,
+                t.kind == ClassInfo.PROXY ? t.proxyInterfaces : null, typeStrings);
     }
 
     private static InvalidClassException svuidMismatch(String name, long stream, long local) {
@@ -1183,7 +1336,16 @@ public class RemoraObjectInput extends ObjectInputStream {
             if (info.arrayLength() > 64 + 8L * Math.max(0, end - pos)) {
                 return Status.REJECTED;
             }
-            return next == null ? Status.UNDECIDED : next.checkInput(info);
+            if (next == null) {
+                return Status.UNDECIDED;
+            }
+            if (!(info instanceof Info)) {
+                // the JDK's own check of an array a JDK class's readObject makes (HashMap's Map.Entry[],
+                // ArrayDeque's Object[]: ObjectInputStream.checkArray): it knows nothing of this stream's depth and
+                // references and says 0; the filter sees this reader's, as in a JDK stream
+                info = new Info(info.serialClass(), info.arrayLength(), depth, totalRefs, bytesBase + (pos - callStart));
+            }
+            return next.checkInput(info);
         }
 
         @Override

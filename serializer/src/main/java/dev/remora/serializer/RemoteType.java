@@ -27,6 +27,39 @@ final class RemoteType {
     Class<?>[] proxyInterfaces;
     ClassLoader proxyLoader;
     ClassNotFoundException notFound;
+    /** PLAIN: the local class each of the sender's slots resolved to (null: none), as {@link #slots}. */
+    Class<?>[] slotClasses;
+    /** The descriptors the JDK's reader would read for this type, as its filter sees them; made on first use. */
+    Descriptors descriptors;
+
+    /**
+     * The chain of class descriptors the JDK writes for a type (the class, then each serializable superclass the
+     * writer has) and its reader checks against the filter: the class each resolved to here (null where a name does
+     * not resolve: the JDK checks null then), names that key "already read in this stream", and per descriptor the
+     * local serializable superclasses the stream lacks, which the JDK's reader checks too (JDK 17.0.x and 25).
+     */
+    static final class Descriptors {
+        final Class<?>[] classes;
+        final String[] names;
+        /** Per descriptor, or null: local superclasses checked after the descriptor's own superclass was read. */
+        final Class<?>[][] localSupers;
+        /** A proxy class's interfaces, checked before the proxy class itself; null for other types. */
+        final Class<?>[] interfaces;
+        /**
+         * Per descriptor, the type strings of its object fields ({@code "Ljava/lang/Object;"}): the JDK writes each
+         * once per stream and then as a back reference, which its reader checks with no class.
+         */
+        final String[][] typeStrings;
+
+        Descriptors(Class<?>[] classes, String[] names, Class<?>[][] localSupers, Class<?>[] interfaces,
+                String[][] typeStrings) {
+            this.classes = classes;
+            this.names = names;
+            this.localSupers = localSupers;
+            this.interfaces = interfaces;
+            this.typeStrings = typeStrings;
+        }
+    }
 
     /** One serializable class of the sender's hierarchy. */
     static final class RemoteSlot {
