@@ -873,7 +873,9 @@ public class RemoraObjectInput extends ObjectInputStream {
     /** The list exists (and has its handle) before its elements are read, so elements may refer back to it. */
     private Object readArrayList(int h, boolean unshared) throws IOException, ClassNotFoundException {
         int n = readVarint();
-        filterCheck(Object[].class, n); // ArrayList.readObject's checkArray
+        if (n > 0) {
+            filterCheck(Object[].class, n); // ArrayList.readObject's checkArray, made for a non-empty list only
+        }
         if (n > limit - pos) {
             throw new StreamCorruptedException("ArrayList of " + n + " elements in " + (limit - pos) + " bytes");
         }

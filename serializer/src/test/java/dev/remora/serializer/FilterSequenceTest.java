@@ -180,6 +180,7 @@ class FilterSequenceTest {
         m.put("d", TimeUnit.SECONDS);
         m.put("e", new int[][] {{1}, null, {}});
         same(m, m, new XX(m));
+        same(new ArrayList<>(), new XX(new ArrayList<>(List.of("x"))), new ArrayList<>(List.of(new ArrayList<>())));
     }
 
     @Test
