@@ -3,9 +3,11 @@ package dev.remora.it.fidelity;
 import dev.remora.it.app.Calc;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputFilter;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.rmi.registry.LocateRegistry;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -49,6 +51,9 @@ public final class FidelityMain {
         }
         if (!args[0].equals("rmi")) {
             checked += manyInOneStream(graphs);
+            for (long seed = 1; seed <= graphs; seed++) {
+                sameFilterChecks(Graphs.graph(seed), "graph of seed " + seed);
+            }
         }
         System.out.println("OK " + checked);
     }
@@ -65,6 +70,45 @@ public final class FidelityMain {
             System.out.println("MISMATCH " + what + ": " + d);
             System.exit(1);
         }
+    }
+
+    /**
+     * A filter sees the same checks (class, array length, depth, references; not the byte counts, which belong to
+     * the format) reading the stream as the JDK's reader shows it.
+     */
+    private static void sameFilterChecks(Object o, String what) throws Exception {
+        List<String> expected = filterChecks(o, true);
+        List<String> actual = filterChecks(o, false);
+        if (!expected.equals(actual)) {
+            int i = 0;
+            while (i < expected.size() && i < actual.size() && expected.get(i).equals(actual.get(i))) {
+                i++;
+            }
+            System.out.println("MISMATCH filter checks of " + what + " (" + expected.size() + " vs " + actual.size()
+                    + " checks), first difference at check " + i + ": "
+                    + (i < expected.size() ? expected.get(i) : "none") + " vs "
+                    + (i < actual.size() ? actual.get(i) : "none"));
+            System.exit(1);
+        }
+    }
+
+    private static List<String> filterChecks(Object o, boolean jdk) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = jdk ? new ObjectOutputStream(b) { } : new ObjectOutputStream(b)) {
+            out.writeObject(o);
+        }
+        List<String> checks = new ArrayList<>();
+        ByteArrayInputStream bytes = new ByteArrayInputStream(b.toByteArray());
+        try (ObjectInputStream in = jdk ? new ObjectInputStream(bytes) { } : new ObjectInputStream(bytes)) {
+            in.setObjectInputFilter(info -> {
+                Class<?> c = info.serialClass();
+                checks.add((c == null ? "-" : c.getName()) + " " + info.arrayLength() + " d" + info.depth() + " r"
+                        + info.references());
+                return ObjectInputFilter.Status.UNDECIDED;
+            });
+            in.readObject();
+        }
+        return checks;
     }
 
     private static Object streamRoundTrip(Object o) throws Exception {
