@@ -45,6 +45,36 @@ class FidelityIT {
         }
     }
 
+    /** The probe's checks, one line per call, with the same options on both sides. */
+    private static List<String> filterChecks(Jdk jdk, List<String> opts) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, opts, FilterProbe.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, opts, FilterProbe.class.getName(), "client", String.valueOf(port),
+                    "150")) {
+                finish(client);
+                return client.stdoutLines();
+            }
+        }
+    }
+
+    /**
+     * A per-export filter (jtreg's FilterUROTest counts its calls) sees, for every argument, the checks JRMP shows
+     * it: classes, array lengths, depth and references, call after call on one connection.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void rmiFiltersSeeWhatJrmpShowsThem(Jdk jdk) throws Exception {
+        List<String> jrmp = filterChecks(jdk, List.of(LOOPBACK));
+        assertTrue(jrmp.stream().filter(l -> l.contains("java.lang.Number")).count() > 10, () -> String.join("\n",
+                jrmp));
+        List<String> remora = filterChecks(jdk, List.of(Jvm.javaagent(null), "-Dremora.serializer=fast", LOOPBACK));
+        for (int i = 0; i < jrmp.size(); i++) {
+            assertEquals(jrmp.get(i), remora.get(i), "call " + i);
+        }
+        assertEquals(jrmp.size(), remora.size());
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void rmiEchoGivesBackWhatTheJdkGivesBack(Jdk jdk) throws Exception {

@@ -32,6 +32,12 @@ public final class RmiFastInput extends RemoraObjectInput {
         server = on;
     }
 
+    /** MarshalInputStream reads a codebase annotation (an object) per class descriptor: a filter counts it. */
+    @Override
+    protected boolean readsClassAnnotations() {
+        return true;
+    }
+
     @Override
     protected Class<?> resolveClassName(String name) throws IOException, ClassNotFoundException {
         Class<?> p = ClassResolver.primitive(name);
