@@ -31,7 +31,7 @@ public final class RemoraBridge {
     private static volatile MethodHandle fastWriter;    // (ObjectOutputStream,Object)ObjectOutputStream
     private static volatile MethodHandle fastReader;    // (ObjectInputStream,Object)Object
     /**
-     * remora.oos=fast: each application ObjectOutputStream/ObjectInputStream (exact class) that speaks Remora's
+     * remora.oos=fast: each application ObjectOutputStream (exact class) or ObjectInputStream (or subclass) that speaks Remora's
      * format, mapped to the serializer stream every public method forwards to. Weak keys: an abandoned stream goes
      * with its delegate (which never refers back to it).
      */
@@ -41,6 +41,11 @@ public final class RemoraBridge {
      * the bridge is one class (a nested class would not be defined in java.base with it).
      */
     private static volatile Object[] lastFast;
+    /**
+     * Whether an application's ObjectInputStream subclass has been given a fast-format reader: until then, lookups
+     * for subclasses (RMI's streams, Remora's own readers) return null at once.
+     */
+    private static volatile boolean subclassReaders;
     /** Fault injection for tests (remora.debug.faults=advice): every hook throws into its advice. */
     private static volatile boolean faulty;
 
@@ -173,14 +178,31 @@ public final class RemoraBridge {
     public static Object oisHeader(ObjectInputStream stream, Object bin) throws Throwable {
         fault();
         MethodHandle h = fastReader;
-        if (h == null || stream.getClass() != ObjectInputStream.class || delegate(stream) != null) {
+        if (h == null || !readsFast(stream.getClass()) || delegate(stream) != null) {
             return null; // as in oosHeader: the lookup is proven before any byte is read
         }
         Object outcome = (Object) h.invokeExact(stream, bin);
         if (outcome instanceof ObjectInputStream) {
+            if (stream.getClass() != ObjectInputStream.class) {
+                subclassReaders = true;
+            }
             register(stream, outcome);
         }
         return outcome;
+    }
+
+    /**
+     * Readers that may meet Remora's format: ObjectInputStream and the application's subclasses (their overrides are
+     * honoured), not RMI's own streams, which read what RMI's own subclassed writers wrote (the JDK's format), nor
+     * Remora's.
+     */
+    private static boolean readsFast(Class<?> c) {
+        if (c == ObjectInputStream.class) {
+            return true;
+        }
+        String n = c.getName();
+        return !n.startsWith("sun.rmi.") && !n.startsWith("java.rmi.") && !n.startsWith("dev.remora.rmi.")
+                && !n.startsWith("dev.remora.serializer.");
     }
 
     /** The fast-format writer that {@code stream}'s public methods forward to, or null (the JDK's body runs). */
@@ -190,7 +212,9 @@ public final class RemoraBridge {
 
     /** The fast-format reader that {@code stream}'s public methods forward to, or null (the JDK's body runs). */
     public static ObjectInputStream oisDelegate(ObjectInputStream stream) {
-        return stream.getClass() == ObjectInputStream.class ? (ObjectInputStream) delegate(stream) : null;
+        Class<?> c = stream.getClass();
+        return c == ObjectInputStream.class || subclassReaders && readsFast(c) ? (ObjectInputStream) delegate(stream)
+                : null;
     }
 
     private static void register(Object stream, Object delegate) {

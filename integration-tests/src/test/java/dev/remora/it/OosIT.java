@@ -109,10 +109,20 @@ class OosIT {
         assertEquals(List.of(read), app(jdk, List.of(), 0, "read-sub", sub).stdoutLines(), "replaceObject ran");
         assertEquals(List.of(read), app(jdk, fast(), 0, "read-sub", sub).stdoutLines(), "resolveClass ran");
 
+        // a subclass of ObjectInputStream reads Remora's format too, with its overrides honoured: the same output
+        // (values, resolveObject's replacement, the class names its resolveClass was asked for) as the JDK's reader
+        // gives on the same graph in the JDK's format
+        Path plain = dir.resolve("plain.bin");
+        app(jdk, List.of(), 0, "write", plain);
         Path fast = dir.resolve("fast.bin");
         app(jdk, fast(), 0, "write", fast);
-        assertEquals(List.of(CORRUPT), app(jdk, fast(), 3, "read-sub", fast).stdoutLines(),
-                "a subclass of ObjectInputStream is the JDK's reader, also under the agent");
+        assertArrayEquals(FAST_HEADER, head(fast));
+        List<String> expected = app(jdk, List.of(), 0, "read-sub-all", plain).stdoutLines();
+        assertTrue(expected.contains("last resolved last"), expected::toString);
+        assertEquals(expected, app(jdk, fast(), 0, "read-sub-all", fast).stdoutLines());
+        assertEquals(expected, app(jdk, fast(), 0, "read-sub-all", plain).stdoutLines());
+        assertEquals(List.of(CORRUPT), app(jdk, List.of(), 3, "read-sub", fast).stdoutLines(),
+                "without Remora, no reader reads Remora's format");
     }
 
     @ParameterizedTest

@@ -66,6 +66,17 @@ public final class FastStreams {
     }
 
     /**
+     * A reader of the fast format for an application's {@code ObjectInputStream} subclass: classes, proxy classes
+     * and (when it enabled them) replacements are the subclass's to decide, through {@code host}.
+     */
+    public static RemoraObjectInput newReader(InputStream in, SerializerOptions options, StreamHost host)
+            throws IOException {
+        RemoraObjectInput r = new RemoraObjectInput(new ReadTypeTable(), options, in);
+        r.host = host;
+        return r;
+    }
+
+    /**
      * A reader for either format, as an instrumented reader behaves: Remora's after its header, else a plain
      * {@link java.io.ObjectInputStream} that sees the bytes from the start.
      */

@@ -74,6 +74,8 @@ public class RemoraObjectInput extends ObjectInputStream {
     private int callStart;
     private long bytesBase;
     private boolean resolveEnabled;
+    /** The application's ObjectInputStream subclass this stream-mode reader reads for, or null. */
+    StreamHost host;
     /**
      * Names of the classes whose descriptor the JDK's reader would have read in this stream since its handles were
      * last cleared (the call, or the stream since its last reset): the filter saw them, and sees a back reference
@@ -924,10 +926,17 @@ public class RemoraObjectInput extends ObjectInputStream {
     }
 
     private Object checkResolve(Object o, int h, boolean unshared) throws IOException {
-        if (!resolveEnabled) {
+        Object rep;
+        if (host != null) {
+            if (!host.resolvesObjects()) {
+                return o;
+            }
+            rep = host.resolveObject(o);
+        } else if (!resolveEnabled) {
             return o;
+        } else {
+            rep = resolveObject(o);
         }
-        Object rep = resolveObject(o);
         if (rep != o) {
             if (rep != null) {
                 filterCheck(rep.getClass(), rep.getClass().isArray() ? Array.getLength(rep) : -1);
@@ -966,6 +975,18 @@ public class RemoraObjectInput extends ObjectInputStream {
         return options.resolver().resolve(name);
     }
 
+    /** A class the stream names: the application stream's resolveClass decides where there is one. */
+    private Class<?> resolveNamed(String name, long suid) throws IOException, ClassNotFoundException {
+        if (host != null) {
+            Class<?> c = host.resolveClass(name, suid);
+            if (c == null) {
+                throw new ClassNotFoundException("null class");
+            }
+            return c;
+        }
+        return resolveClassName(name);
+    }
+
     private void resolve(RemoteType t) throws IOException, ClassNotFoundException {
         if (t.local != null) {
             return;
@@ -975,7 +996,17 @@ public class RemoraObjectInput extends ObjectInputStream {
             resolveProxy(t);
             cl = t.cl;
         } else {
-            cl = resolveClassName(t.name);
+            long suid = t.kind == ClassInfo.EXTERNALIZABLE ? t.svuid
+                    : t.kind == ClassInfo.PLAIN && t.slots.length > 0 ? t.slots[t.slots.length - 1].svuid : 0;
+            cl = resolveNamed(t.name, suid);
+        }
+        if (host != null && t.kind != ClassInfo.PLAIN) {
+            // the JDK's reader resolves each superclass descriptor the writer sent (Number for Integer, Enum for an
+            // enum, Proxy for a proxy class) through the application stream's resolveClass too
+            for (Class<?> c = cl.getSuperclass(); c != null && Serializable.class.isAssignableFrom(c);
+                    c = c.getSuperclass()) {
+                host.resolveClass(c.getName(), ObjectStreamClass.lookupAny(c).getSerialVersionUID());
+            }
         }
         ClassInfo li = ClassInfo.of(cl);
         switch (t.kind) {
@@ -1024,6 +1055,19 @@ public class RemoraObjectInput extends ObjectInputStream {
     }
 
     private void resolveProxy(RemoteType t) throws IOException, ClassNotFoundException {
+        if (host != null) { // the application stream's resolveProxyClass decides
+            Class<?> c = host.resolveProxyClass(t.interfaces.clone());
+            if (c == null) {
+                throw new ClassNotFoundException("null class");
+            }
+            if (!Proxy.isProxyClass(c)) {
+                throw new InvalidClassException("Not a proxy");
+            }
+            t.cl = c;
+            t.proxyInterfaces = c.getInterfaces();
+            t.proxyLoader = c.getClassLoader();
+            return;
+        }
         Class<?>[] ifs = new Class<?>[t.interfaces.length];
         ClassLoader loader = null;
         boolean nonPublic = false;
@@ -1078,7 +1122,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 rc = cl;
             } else {
                 try {
-                    rc = resolveClassName(r.name);
+                    rc = resolveNamed(r.name, r.svuid);
                 } catch (ClassNotFoundException e) {
                     rc = null;
                 }

@@ -74,9 +74,11 @@ public enum Property {
     FRAME_MAX("remora.frame.max", "536870912", integer(64, Integer.MAX_VALUE),
             "Largest Remora frame (bytes) accepted from a peer; a larger one closes that connection as malformed."),
     OOS("remora.oos", "jdk", values("jdk", "fast"),
-            "The application's own new ObjectOutputStream(out)/ObjectInputStream(in) (exact classes; subclasses such as"
-                    + " RMI's stay JDK): fast = written in Remora's format behind header ACED524D (a JVM without"
-                    + " Remora fails on it with StreamCorruptedException), read in either format; jdk = untouched."),
+            "The application's own serialization streams: fast = new ObjectOutputStream(out) (exact class; subclasses"
+                    + " such as RMI's write the JDK's format) writes Remora's format behind header ACED524D (a JVM"
+                    + " without Remora fails on it with StreamCorruptedException); ObjectInputStream and the"
+                    + " application's subclasses of it read either format, the subclasses' resolveClass,"
+                    + " resolveProxyClass and resolveObject honoured; jdk = untouched."),
     STATS("remora.stats", "false", values("true", "false"),
             "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types."),
     STATS_STREAMS("remora.stats.streams", "false", values("true", "false"),

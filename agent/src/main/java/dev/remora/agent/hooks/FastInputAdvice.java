@@ -7,8 +7,9 @@ import net.bytebuddy.asm.Advice;
 
 /**
  * {@code remora.oos=fast}, reader side: advice inlined into {@code java.io.ObjectInputStream}, installed only with
- * that setting (see {@link FastOutputAdvice}). {@link Header} reads the 4 header bytes of a stream whose class is
- * exactly ObjectInputStream: Remora's header gives a fast-format reader that every public method then forwards to;
+ * that setting (see {@link FastOutputAdvice}). {@link Header} reads the 4 header bytes of an ObjectInputStream or of
+ * an application's subclass (not RMI's): Remora's header gives a fast-format reader that every public method then
+ * forwards to (a subclass's resolveClass, resolveProxyClass and resolveObject decide, see {@link SubclassHost});
  * the JDK's header is checked as the JDK checks it and the stream goes on in the JDK's format, so an instrumented
  * reader reads both. {@code getObjectInputFilter}/{@code setObjectInputFilter} are final and not forwarded: the
  * application's stream keeps its filter the JDK's way and the reader consults it.

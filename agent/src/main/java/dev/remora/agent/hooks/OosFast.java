@@ -74,7 +74,10 @@ public final class OosFast {
             return new StreamCorruptedException(String.format("invalid stream header: %04X%04X", s0, s1));
         }
         try {
-            RemoraObjectInput r = FastStreams.newReader(in, SerializerOptions.DEFAULTS);
+            // an application's subclass keeps its resolveClass/resolveProxyClass/resolveObject
+            RemoraObjectInput r = stream.getClass() == ObjectInputStream.class
+                    ? FastStreams.newReader(in, SerializerOptions.DEFAULTS)
+                    : FastStreams.newReader(in, SerializerOptions.DEFAULTS, new SubclassHost(stream));
             r.setEffectiveFilter(new FilterOf(stream));
             Hooks.stats().fastStreams.increment();
             return r;

@@ -227,6 +227,12 @@ public final class OosApp {
                         print(read(in));
                     }
                     break;
+                case "read-sub-all":
+                    try (Remapping in = new Remapping(new FileInputStream(file))) {
+                        print(read(in));
+                        System.out.println("resolveClass " + in.names);
+                    }
+                    break;
                 case "read-sub":
                     try (Resolving in = new Resolving(new FileInputStream(file))) {
                         System.out.println("read " + in.readObject() + " resolveClass called " + (in.resolved > 0));
@@ -311,6 +317,30 @@ public final class OosApp {
         @Override
         protected Object replaceObject(Object obj) {
             return "secret".equals(obj) ? "redacted" : obj;
+        }
+    }
+
+    /**
+     * The application's own reader that decides: resolveClass through its own rule (recording the names it was
+     * asked for), and resolveObject turning "last" into "resolved last".
+     */
+    static final class Remapping extends ObjectInputStream {
+        final java.util.TreeSet<String> names = new java.util.TreeSet<>();
+
+        Remapping(InputStream in) throws IOException {
+            super(in);
+            enableResolveObject(true);
+        }
+
+        @Override
+        protected Class<?> resolveClass(ObjectStreamClass desc) throws IOException, ClassNotFoundException {
+            names.add(desc.getName());
+            return Class.forName(desc.getName(), false, OosApp.class.getClassLoader());
+        }
+
+        @Override
+        protected Object resolveObject(Object obj) {
+            return "last".equals(obj) ? "resolved last" : obj;
         }
     }
 

@@ -1,0 +1,127 @@
+package dev.remora.agent.hooks;
+
+import dev.remora.serializer.StreamHost;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectStreamClass;
+import java.io.ObjectStreamField;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+
+/**
+ * {@code remora.oos=fast}: an application's {@code ObjectInputStream} subclass (Spring's
+ * {@code ConfigurableObjectInputStream}, a reader that resolves classes through its own loader) reading a stream in
+ * Remora's format keeps its overrides: {@code resolveClass}, {@code resolveProxyClass} and, once enabled,
+ * {@code resolveObject} are called on it, as the JDK's reader calls them (java.io is opened to the agent at install).
+ *
+ * <p>{@code resolveClass} receives a descriptor made for the call, as the JDK's reader passes the descriptor it just
+ * read: the stream's class name and serialVersionUID, no class yet ({@code forClass()} is null), and no fields
+ * (Remora's stream does not carry field types). Overrides that call {@code readClassDescriptor} or read the JDK's
+ * format themselves cannot work on Remora's format (see the README's list).
+ */
+final class SubclassHost implements StreamHost {
+    /** Weak: the bridge's map holds the reader, and this, as the value of the stream's weak key. */
+    private final WeakReference<ObjectInputStream> stream;
+
+    SubclassHost(ObjectInputStream stream) {
+        this.stream = new WeakReference<>(stream);
+    }
+
+    private ObjectInputStream stream() throws IOException {
+        ObjectInputStream s = stream.get();
+        if (s == null) {
+            throw new IOException("the application's ObjectInputStream was garbage-collected");
+        }
+        return s;
+    }
+
+    @Override
+    public Class<?> resolveClass(String name, long serialVersionUID) throws IOException, ClassNotFoundException {
+        ObjectStreamClass d = Handles.descriptor(name, serialVersionUID);
+        try {
+            return (Class<?>) Handles.RESOLVE_CLASS.invokeExact(stream(), d);
+        } catch (IOException | ClassNotFoundException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        }
+    }
+
+    @Override
+    public Class<?> resolveProxyClass(String[] interfaces) throws IOException, ClassNotFoundException {
+        try {
+            return (Class<?>) Handles.RESOLVE_PROXY.invokeExact(stream(), interfaces);
+        } catch (IOException | ClassNotFoundException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        }
+    }
+
+    @Override
+    public boolean resolvesObjects() {
+        ObjectInputStream s = stream.get();
+        return s != null && (boolean) Handles.ENABLE_RESOLVE.get(s);
+    }
+
+    @Override
+    public Object resolveObject(Object obj) throws IOException {
+        try {
+            return (Object) Handles.RESOLVE_OBJECT.invokeExact(stream(), obj);
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        }
+    }
+
+    /** The JDK's protected methods and private state, looked up on first use. */
+    private static final class Handles {
+        static final MethodHandle RESOLVE_CLASS;
+        static final MethodHandle RESOLVE_PROXY;
+        static final MethodHandle RESOLVE_OBJECT;
+        static final VarHandle ENABLE_RESOLVE;
+        static final MethodHandle NEW_DESCRIPTOR;
+        static final VarHandle NAME;
+        static final VarHandle SUID;
+        static final VarHandle FIELDS;
+        private static final ObjectStreamField[] NO_FIELDS = new ObjectStreamField[0];
+
+        static {
+            try {
+                MethodHandles.Lookup ois = MethodHandles.privateLookupIn(ObjectInputStream.class,
+                        MethodHandles.lookup());
+                RESOLVE_CLASS = ois.findVirtual(ObjectInputStream.class, "resolveClass",
+                        MethodType.methodType(Class.class, ObjectStreamClass.class));
+                RESOLVE_PROXY = ois.findVirtual(ObjectInputStream.class, "resolveProxyClass",
+                        MethodType.methodType(Class.class, String[].class));
+                RESOLVE_OBJECT = ois.findVirtual(ObjectInputStream.class, "resolveObject",
+                        MethodType.methodType(Object.class, Object.class));
+                ENABLE_RESOLVE = ois.findVarHandle(ObjectInputStream.class, "enableResolve", boolean.class);
+                MethodHandles.Lookup osc = MethodHandles.privateLookupIn(ObjectStreamClass.class,
+                        MethodHandles.lookup());
+                NEW_DESCRIPTOR = osc.findConstructor(ObjectStreamClass.class, MethodType.methodType(void.class));
+                NAME = osc.findVarHandle(ObjectStreamClass.class, "name", String.class);
+                SUID = osc.findVarHandle(ObjectStreamClass.class, "suid", Long.class);
+                FIELDS = osc.findVarHandle(ObjectStreamClass.class, "fields", ObjectStreamField[].class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        static ObjectStreamClass descriptor(String name, long suid) throws IOException {
+            try {
+                ObjectStreamClass d = (ObjectStreamClass) NEW_DESCRIPTOR.invokeExact();
+                NAME.set(d, name);
+                SUID.set(d, Long.valueOf(suid));
+                FIELDS.set(d, NO_FIELDS);
+                return d;
+            } catch (Throwable t) {
+                throw new IOException("cannot make a class descriptor for " + name, t);
+            }
+        }
+    }
+}

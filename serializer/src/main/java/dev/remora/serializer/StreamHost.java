@@ -1,0 +1,26 @@
+package dev.remora.serializer;
+
+import java.io.IOException;
+
+/**
+ * What a reader of Remora's stream format asks of the application's {@code ObjectInputStream} subclass it reads for
+ * ({@code remora.oos=fast}): that subclass's overrides decide, as the JDK's reader lets them decide. Implemented by
+ * the agent, which can call the protected methods of the application's stream.
+ */
+public interface StreamHost {
+
+    /**
+     * The subclass's {@code resolveClass(ObjectStreamClass)}, given a descriptor with the stream's class name and
+     * serialVersionUID (0 where the stream has none: enums, arrays, records).
+     */
+    Class<?> resolveClass(String name, long serialVersionUID) throws IOException, ClassNotFoundException;
+
+    /** The subclass's {@code resolveProxyClass(String[])}. */
+    Class<?> resolveProxyClass(String[] interfaces) throws IOException, ClassNotFoundException;
+
+    /** Whether the subclass enabled {@code resolveObject} ({@code enableResolveObject(true)}). */
+    boolean resolvesObjects();
+
+    /** The subclass's {@code resolveObject(Object)}. */
+    Object resolveObject(Object obj) throws IOException;
+}
