@@ -3,6 +3,7 @@ package dev.remora.fabric;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -78,6 +79,72 @@ public final class Fabric {
             }
         }
         return Collections.unmodifiableList(out);
+    }
+
+    /**
+     * Removes what processes of this user that are gone left in /dev/shm: libfabric's shm regions
+     * ({@code PID:N:N}, 16 MB each) and Remora's shared rings ({@code PID:remora:N}). Only a process killed with
+     * SIGKILL (or a crash) leaves them: its exit hook never ran, and each file keeps its RAM until reboot. A file
+     * is removed only when its name has one of those forms, it belongs to this user, and no process with its PID is
+     * alive (PIDs of other PID namespaces sharing /dev/shm cannot be told apart: such setups should give each
+     * namespace its own /dev/shm, as containers do). Best effort; never throws.
+     *
+     * @return the names removed
+     */
+    public static List<String> removeRegionsOfDeadProcesses() {
+        return removeRegionsOfDeadProcesses(Path.of("/dev/shm"));
+    }
+
+    static List<String> removeRegionsOfDeadProcesses(Path dir) {
+        List<String> removed = new ArrayList<>();
+        Object me;
+        try {
+            me = Files.getAttribute(Path.of("/proc/self"), "unix:uid"); // this process's user
+        } catch (IOException | RuntimeException e) {
+            return removed; // not Linux, or no unix attributes: leave everything alone
+        }
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                long pid = regionPid(name);
+                if (pid <= 0 || ProcessHandle.of(pid).isPresent()) {
+                    continue;
+                }
+                try {
+                    if (me.equals(Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS))
+                            && Files.deleteIfExists(p)) {
+                        removed.add(name);
+                    }
+                } catch (IOException | RuntimeException ignored) {
+                    // gone meanwhile, or not ours to remove
+                }
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // no /dev/shm: nothing to clean
+        }
+        return removed;
+    }
+
+    /** The PID in a name of the form PID:N:N or PID:remora:N, else -1. */
+    static long regionPid(String name) {
+        String[] parts = name.split(":", -1);
+        if (parts.length != 3 || !digits(parts[0]) || !digits(parts[2])
+                || !(digits(parts[1]) || parts[1].equals("remora")) || parts[0].length() > 10) {
+            return -1;
+        }
+        return Long.parseLong(parts[0]);
+    }
+
+    private static boolean digits(String s) {
+        if (s.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

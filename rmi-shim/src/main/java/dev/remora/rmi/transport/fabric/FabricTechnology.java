@@ -159,6 +159,11 @@ public final class FabricTechnology implements Technology {
             if (Fabric.isAvailable()) {
                 settings.listener.debug("fabric transport available: libfabric " + Fabric.libfabricVersion()
                         + ", providers " + Fabric.providers());
+                List<String> removed = Fabric.removeRegionsOfDeadProcesses();
+                if (!removed.isEmpty()) {
+                    settings.listener.debug("removed from /dev/shm what processes of this user that are gone left"
+                            + " there (libfabric shm regions, Remora rings): " + removed);
+                }
                 return true;
             }
             cause = Fabric.unavailabilityCause();
