@@ -50,9 +50,31 @@ public final class Hooks {
         };
     }
 
+    /** Why calls stay on JRMP under a SecurityManager (JDK 17): said once, counted per call. */
+    static final String SECURITY_MANAGER = "a SecurityManager is installed: Remora leaves this JVM's RMI to JRMP"
+            + " (its code holds no permissions of its own under the policy; run without a SecurityManager to use it)";
+
+    /**
+     * JDK 17's SecurityManager: Remora's classes hold no permissions (the policy does not name its jar), so every
+     * socket, thread and reflective step it takes for the application would be denied; it stays out of the way.
+     */
+    @SuppressWarnings("removal")
+    private static boolean underSecurityManager() {
+        if (System.getSecurityManager() == null) {
+            return false;
+        }
+        Log.once("security-manager", SECURITY_MANAGER);
+        return true;
+    }
+
     static Object[] clientInvoke(Object ref, Object proxy, Method method, Object[] args, long hash) {
         Object[] outcome;
         try {
+            if (underSecurityManager()) {
+                stats.fallback(SECURITY_MANAGER);
+                stats.callsJrmp.increment();
+                return null;
+            }
             outcome = router.invoke(ref, proxy, method, args, hash);
         } catch (Throwable t) {
             String reason = "Remora could not start a call, JRMP made it: " + t;
@@ -66,7 +88,9 @@ public final class Hooks {
 
     static void exported(Object serverRef, Object impl, Object stub) {
         stats.exports.increment();
-        router.exported(serverRef, impl, stub);
+        if (!underSecurityManager()) {
+            router.exported(serverRef, impl, stub);
+        }
     }
 
     static void dispatch(Object serverRef, Object impl) {
@@ -75,7 +99,7 @@ public final class Hooks {
 
     static Socket accept(Object connectionHandler, Socket socket) throws java.io.IOException {
         stats.accepts.increment();
-        return router.accept(connectionHandler, socket);
+        return underSecurityManager() ? socket : router.accept(connectionHandler, socket);
     }
 
     static void streamWrite(Object stream, Object obj) {
