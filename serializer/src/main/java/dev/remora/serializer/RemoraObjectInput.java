@@ -77,6 +77,15 @@ public class RemoraObjectInput extends ObjectInputStream {
     /** The application's ObjectInputStream subclass this stream-mode reader reads for, or null. */
     StreamHost host;
     /**
+     * Per handle, the ClassNotFoundException its object carries (its class is missing here, or a field of it holds
+     * such an object), as the JDK's handle table marks it; null until one is needed.
+     */
+    private ClassNotFoundException[] handleEx;
+    /** The exception the value {@code readObject0} just returned carries, or null. */
+    private ClassNotFoundException lastEx;
+    /** The handle of the object whose fields or custom data are being read; -1: none. */
+    private int curHandle = -1;
+    /**
      * Names of the classes whose descriptor the JDK's reader would have read in this stream since its handles were
      * last cleared (the call, or the stream since its last reset): the filter saw them, and sees a back reference
      * for them now ({@link #describe}).
@@ -192,6 +201,9 @@ public class RemoraObjectInput extends ObjectInputStream {
     private void clearHandles() {
         if (nHandles > 0) {
             Arrays.fill(handles, 0, nHandles, null);
+            if (handleEx != null) {
+                Arrays.fill(handleEx, 0, Math.min(nHandles, handleEx.length), null);
+            }
             nHandles = 0;
         }
         if (!described.isEmpty()) {
@@ -253,6 +265,13 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         try {
             Object o = readObject0(unshared);
+            ClassNotFoundException ex = lastEx;
+            if (ex != null) {
+                // as the JDK: the object (or one it holds) is of a class missing here; the read went on to its end,
+                // so the stream stays usable, and the caller (a class's readObject, or the application) gets this
+                markEx(curHandle, ex);
+                throw ex;
+            }
             if (top && validations != null) {
                 runValidations();
             }
@@ -273,7 +292,11 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     /** Reference field of a generated codec. */
     final Object readFieldObject() throws IOException, ClassNotFoundException {
-        return readObject0(false);
+        Object v = readObject0(false);
+        if (lastEx != null) {
+            markEx(curHandle, lastEx);
+        }
+        return v;
     }
 
     final Object readObject0(boolean unshared) throws IOException, ClassNotFoundException {
@@ -289,6 +312,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         depth++;
         totalRefs++;
+        lastEx = null;
         try {
             byte tag = buf[pos++];
             switch (tag) {
@@ -305,7 +329,14 @@ public class RemoraObjectInput extends ObjectInputStream {
                 }
                 case Wire.T_CLASS: {
                     RemoteType t = readType();
-                    resolve(t);
+                    try {
+                        resolve(t);
+                    } catch (ClassNotFoundException e) {
+                        describe(t);
+                        markEx(reserve(unshared), e);
+                        lastEx = e;
+                        return null;
+                    }
                     describe(t);
                     int h = reserve(unshared);
                     set(h, t.cl, unshared);
@@ -341,12 +372,26 @@ public class RemoraObjectInput extends ObjectInputStream {
             throw new InvalidObjectException("cannot read back reference as unshared");
         }
         filterCheck(null, -1);
+        ClassNotFoundException ex = exOf(h);
+        if (ex != null) {
+            lastEx = ex;
+            return null; // the JDK's lookupObject gives null for a handle marked with an exception
+        }
         return o;
     }
 
     private Object readEnum(boolean unshared) throws IOException, ClassNotFoundException {
         RemoteType t = readType();
-        resolve(t);
+        try {
+            resolve(t);
+        } catch (ClassNotFoundException e) {
+            describe(t);
+            int h = reserve(unshared);
+            readStringBody((byte) u8()); // the constant's name
+            markEx(h, e);
+            lastEx = e;
+            return null;
+        }
         if (t.kind != ClassInfo.ENUM) {
             throw new InvalidClassException(t.name, "non-enum class in an enum constant");
         }
@@ -370,7 +415,11 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     private Object readArray(boolean unshared) throws IOException, ClassNotFoundException {
         RemoteType t = readType();
-        resolve(t);
+        try {
+            resolve(t);
+        } catch (ClassNotFoundException e) {
+            return skipUnresolvedArray(t, e, unshared);
+        }
         if (t.kind != ClassInfo.ARRAY) {
             throw new StreamCorruptedException("array of non-array type " + t.name);
         }
@@ -499,8 +548,12 @@ public class RemoraObjectInput extends ObjectInputStream {
                 set(h, r, unshared);
                 for (int i = 0; i < len; i++) {
                     r[i] = readObject0(false);
+                    if (lastEx != null) {
+                        markEx(h, lastEx);
+                    }
                 }
-                return checkResolve(r, h, unshared);
+                lastEx = exOf(h);
+                return lastEx != null ? r : checkResolve(r, h, unshared);
             }
         }
         pos += n;
@@ -510,10 +563,25 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     private Object readOrdinary(boolean unshared) throws IOException, ClassNotFoundException {
         RemoteType t = readType();
-        resolve(t);
+        try {
+            resolve(t);
+        } catch (ClassNotFoundException e) {
+            return skipUnresolved(t, e, unshared);
+        }
         describe(t);
         ClassInfo li = t.local;
         int h = reserve(unshared);
+        int outer = curHandle;
+        curHandle = h;
+        try {
+            return readOrdinary(t, li, h, unshared);
+        } finally {
+            curHandle = outer;
+        }
+    }
+
+    private Object readOrdinary(RemoteType t, ClassInfo li, int h, boolean unshared)
+            throws IOException, ClassNotFoundException {
         Object o;
         switch (t.kind) {
             case ClassInfo.PLAIN:
@@ -553,6 +621,10 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             case ClassInfo.PROXY: {
                 Object ih = readObject0(false);
+                if (lastEx != null) {
+                    markEx(h, lastEx);
+                    return null;
+                }
                 if (!(ih instanceof InvocationHandler)) {
                     throw new InvalidObjectException("proxy handler is not an InvocationHandler: "
                             + (ih == null ? "null" : ih.getClass().getName()));
@@ -564,6 +636,10 @@ public class RemoraObjectInput extends ObjectInputStream {
             default:
                 throw new StreamCorruptedException("type " + t.name + " cannot be read as an object (kind " + t.kind
                         + ")");
+        }
+        lastEx = exOf(h);
+        if (lastEx != null) {
+            return o; // no readResolve or resolveObject for an object that carries an exception, as in the JDK
         }
         if (li.readResolve != null) {
             Object rep;
@@ -649,6 +725,14 @@ public class RemoraObjectInput extends ObjectInputStream {
         } else {
             RemoteType.Plan[] plan = t.plan;
             for (int i = 0; i < plan.length; i++) {
+                if (exOf(h) != null) {
+                    // once the object carries an exception, the JDK reads the rest of its data without calling
+                    // its classes' readObject or readObjectNoData
+                    if (plan[i].remote != null) {
+                        skipSlot(plan[i].remote);
+                    }
+                    continue;
+                }
                 readSlot(o, plan[i]);
             }
         }
@@ -745,6 +829,9 @@ public class RemoraObjectInput extends ObjectInputStream {
                 if (Bytes.size(r.codes[i]) == 0) {
                     Object v = readObject0(false);
                     if (map[i] >= 0) {
+                        if (lastEx != null) {
+                            markEx(curHandle, lastEx); // only a field this side has makes its object depend on it
+                        }
                         setField(l.set[map[i]], o, v);
                     }
                 }
@@ -859,9 +946,15 @@ public class RemoraObjectInput extends ObjectInputStream {
             if (Bytes.size(r.codes[i]) == 0) {
                 Object v = readObject0(false);
                 if (map[i] >= 0) {
+                    if (lastEx != null) {
+                        markEx(curHandle, lastEx);
+                    }
                     args[map[i]] = v;
                 }
             }
+        }
+        if (exOf(curHandle) != null) {
+            return null; // the JDK does not construct a record whose components carry an exception
         }
         try {
             return li.recCtor.invokeExact(args);
@@ -885,6 +978,9 @@ public class RemoraObjectInput extends ObjectInputStream {
         set(h, l, unshared);
         for (int i = 0; i < n; i++) {
             l.add(readObject0(false));
+            if (lastEx != null) {
+                markEx(h, lastEx);
+            }
         }
         return l;
     }
@@ -944,6 +1040,84 @@ public class RemoraObjectInput extends ObjectInputStream {
             set(h, rep, unshared);
         }
         return rep;
+    }
+
+    private void markEx(int h, ClassNotFoundException e) {
+        if (e == null || h < 0) {
+            return;
+        }
+        if (handleEx == null || handleEx.length <= h) {
+            handleEx = handleEx == null ? new ClassNotFoundException[Math.max(handles.length, h + 1)]
+                    : Arrays.copyOf(handleEx, Math.max(handles.length, h + 1));
+        }
+        if (handleEx[h] == null) {
+            handleEx[h] = e;
+        }
+    }
+
+    private ClassNotFoundException exOf(int h) {
+        ClassNotFoundException[] x = handleEx;
+        return x == null || h < 0 || h >= x.length ? null : x[h];
+    }
+
+    /**
+     * An object whose class is missing here, read as the JDK reads it: its data is read (and dropped) by the
+     * stream's descriptor, its handle carries the exception, and null stands for it. Whoever holds it in a field this
+     * side has (or reads it with readObject) gets the ClassNotFoundException; one whose field is gone here does not.
+     */
+    private Object skipUnresolved(RemoteType t, ClassNotFoundException e, boolean unshared)
+            throws IOException, ClassNotFoundException {
+        describe(t);
+        int h = reserve(unshared);
+        markEx(h, e);
+        int outer = curHandle;
+        curHandle = h;
+        try {
+            switch (t.kind) {
+                case ClassInfo.PLAIN:
+                    for (RemoteType.RemoteSlot r : t.slots) {
+                        skipSlot(r);
+                    }
+                    break;
+                case ClassInfo.RECORD:
+                    skipFields(t.record);
+                    break;
+                case ClassInfo.EXTERNALIZABLE: {
+                    int saved = limit;
+                    closeSection(openSection());
+                    limit = saved;
+                    break;
+                }
+                case ClassInfo.PROXY:
+                    readObject0(false); // the invocation handler
+                    break;
+                default:
+                    throw e;
+            }
+        } finally {
+            curHandle = outer;
+        }
+        lastEx = e;
+        return null;
+    }
+
+    /** An array whose component class is missing here: its elements are read and dropped (see skipUnresolved). */
+    private Object skipUnresolvedArray(RemoteType t, ClassNotFoundException e, boolean unshared)
+            throws IOException, ClassNotFoundException {
+        describe(t);
+        int len = readVarint();
+        filterCheck(null, len);
+        if (len > limit - pos) {
+            throw new StreamCorruptedException("array of " + len + " elements of " + t.name + " in " + (limit - pos)
+                    + " bytes");
+        }
+        int h = reserve(unshared);
+        markEx(h, e);
+        for (int i = 0; i < len; i++) {
+            readObject0(false);
+        }
+        lastEx = e;
+        return null;
     }
 
     private int reserve(boolean unshared) {
@@ -1238,12 +1412,12 @@ public class RemoraObjectInput extends ObjectInputStream {
     }
 
     private static RemoteType.Descriptors descriptorsOf(RemoteType t) {
-        if (t.kind == ClassInfo.PLAIN && t.slotClasses != null) {
+        if (t.kind == ClassInfo.PLAIN && (t.slotClasses != null || t.cl == null)) {
             int n = t.slots.length;
             Class<?>[] classes = new Class<?>[n];
             String[] names = new String[n];
             for (int i = 0; i < n; i++) { // the sender's slots are superclass first; descriptors subclass first
-                classes[i] = t.slotClasses[n - 1 - i];
+                classes[i] = t.slotClasses == null ? null : t.slotClasses[n - 1 - i];
                 names[i] = t.slots[n - 1 - i].name;
             }
             Class<?>[][] supers = null;
@@ -1457,6 +1631,10 @@ public class RemoraObjectInput extends ObjectInputStream {
             limit = pos;
         }
         curDefaultDone = true;
+        ClassNotFoundException ex = exOf(curHandle);
+        if (ex != null) {
+            throw ex; // a field holds an object of a missing class: the JDK's defaultReadObject says so
+        }
     }
 
     @Override

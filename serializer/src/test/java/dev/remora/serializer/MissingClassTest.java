@@ -1,0 +1,200 @@
+package dev.remora.serializer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A class missing on the reading side, as the JDK handles it: the object's data is read and dropped, whoever holds
+ * it gets the ClassNotFoundException (at the end of the top-level read, or in a class's own readObject), and the
+ * stream goes on: the next object reads normally, and a back reference to the missing object throws again. Each
+ * case compares, read by read, what the JDK's reader gives with what Remora's gives.
+ */
+class MissingClassTest {
+
+    static final class Missing implements Serializable {
+        private static final long serialVersionUID = 1L;
+        int x = 7;
+        Object inner = new Ok("inside");
+    }
+
+    static final class Ok implements Serializable {
+        private static final long serialVersionUID = 1L;
+        final String s;
+
+        Ok(String s) {
+            this.s = s;
+        }
+
+        @Override
+        public String toString() {
+            return "Ok(" + s + ")";
+        }
+    }
+
+    static final class Holder implements Serializable {
+        private static final long serialVersionUID = 1L;
+        Object f;
+        int after = 5;
+
+        Holder(Object f) {
+            this.f = f;
+        }
+
+        @Override
+        public String toString() {
+            return "Holder(" + f + "," + after + ")";
+        }
+    }
+
+    /** Reads its field itself and carries on when it is of a missing class. */
+    static final class Tolerant implements Serializable {
+        private static final long serialVersionUID = 1L;
+        transient Object f;
+        transient String note;
+
+        Tolerant(Object f) {
+            this.f = f;
+        }
+
+        private void writeObject(ObjectOutputStream out) throws IOException {
+            out.writeObject(f);
+            out.writeUTF("tail");
+        }
+
+        private void readObject(ObjectInputStream in) throws IOException {
+            try {
+                f = in.readObject();
+            } catch (ClassNotFoundException e) {
+                f = "caught " + e.getMessage();
+            }
+            note = in.readUTF();
+        }
+
+        @Override
+        public String toString() {
+            return "Tolerant(" + f + "," + note + ")";
+        }
+    }
+
+    /** Its default fields hold the missing object: defaultReadObject throws, as the JDK's does. */
+    static final class DefaultTolerant implements Serializable {
+        private static final long serialVersionUID = 1L;
+        Object f;
+        transient String note = "";
+
+        DefaultTolerant(Object f) {
+            this.f = f;
+        }
+
+        private void readObject(ObjectInputStream in) throws IOException {
+            try {
+                in.defaultReadObject();
+                note = "read";
+            } catch (ClassNotFoundException e) {
+                note = "caught";
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "DefaultTolerant(" + note + ")";
+        }
+    }
+
+    enum Color { RED }
+
+    private static final Set<String> GONE = Set.of(Missing.class.getName(), Color.class.getName(),
+            Missing[].class.getName());
+
+    private static String outcome(ObjectInputStream in) throws IOException {
+        try {
+            Object o = in.readObject();
+            return o instanceof Object[] ? Arrays.deepToString((Object[]) o) : String.valueOf(o);
+        } catch (ClassNotFoundException e) {
+            return "ClassNotFoundException";
+        }
+    }
+
+    static List<String> jdk(Object... objs) throws Exception {
+        ByteArrayOutputStream b = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(b)) {
+            for (Object o : objs) {
+                out.writeObject(o);
+            }
+        }
+        List<String> r = new ArrayList<>();
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(b.toByteArray())) {
+            @Override
+            protected Class<?> resolveClass(ObjectStreamClass d) throws IOException, ClassNotFoundException {
+                if (GONE.contains(d.getName())) {
+                    throw new ClassNotFoundException(d.getName());
+                }
+                return super.resolveClass(d);
+            }
+        }) {
+            for (int i = 0; i < objs.length; i++) {
+                r.add(outcome(in));
+            }
+        }
+        return r;
+    }
+
+    static List<String> remora(Object... objs) throws Exception {
+        ClassResolver dflt = ClassResolver.of(MissingClassTest.class.getClassLoader());
+        SerializerOptions o = SerializerOptions.DEFAULTS.withResolver(name -> {
+            if (GONE.contains(name)) {
+                throw new ClassNotFoundException(name);
+            }
+            return dflt.resolve(name);
+        });
+        RoundTrip rt = new RoundTrip(o);
+        byte[] m = rt.write(objs);
+        rt.in.beginCall(m, 0, m.length);
+        List<String> r = new ArrayList<>();
+        for (int i = 0; i < objs.length; i++) {
+            r.add(outcome(rt.in));
+        }
+        rt.in.endCall();
+        return r;
+    }
+
+    static void same(Object... objs) throws Exception {
+        List<String> expected = jdk(objs);
+        assertEquals(expected, remora(objs), () -> Arrays.deepToString(objs));
+    }
+
+    @Test
+    void theStreamGoesOnPastAnObjectOfAMissingClass() throws Exception {
+        Missing m = new Missing();
+        same(m, new Ok("next"), m, "last");
+        same(new Holder(m), new Ok("next"), new Holder(new Ok("fine")));
+        same(new Object[] {new Ok("a"), m, new Ok("b")}, "next");
+        same(new Ok("first"), Color.RED, Color.RED, new Ok("after enum"));
+        same(new Missing[] {m, null}, "after array", Missing.class, "after class");
+    }
+
+    @Test
+    void aClassOwnReadObjectCanCatchItAndTheTopLevelReadStillThrows() throws Exception {
+        Missing m = new Missing();
+        same(new Tolerant(m), new Tolerant(new Ok("fine")), new Holder(new Tolerant(m)), "end");
+        same(new DefaultTolerant(m), new DefaultTolerant(new Ok("fine")), "end");
+    }
+
+    @Test
+    void listsAndBackReferencesCarryTheException() throws Exception {
+        Missing m = new Missing();
+        same(new ArrayList<>(List.of(new Ok("x"), m)), new Holder(m), new ArrayList<>(List.of(new Ok("y"))));
+    }
+}
