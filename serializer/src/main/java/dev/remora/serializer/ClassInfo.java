@@ -160,8 +160,10 @@ final class ClassInfo {
             ct = JdkSupport.externalizationConstructor(cl);
         } else {
             k = PLAIN;
-            wr = unary(JdkSupport.writeReplace(cl));
-            rr = unary(JdkSupport.readResolve(cl));
+            if (!Enum.class.isAssignableFrom(cl)) { // an enum constant's body: the JDK ignores its methods
+                wr = unary(JdkSupport.writeReplace(cl));
+                rr = unary(JdkSupport.readResolve(cl));
+            }
             try {
                 ct = java.lang.reflect.Modifier.isAbstract(cl.getModifiers()) ? null
                         : JdkSupport.serializationConstructor(cl);

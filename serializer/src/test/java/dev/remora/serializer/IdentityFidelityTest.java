@@ -29,6 +29,24 @@ class IdentityFidelityTest {
         }
     }
 
+    enum Body {
+        PLAIN,
+        WITH_BODY {
+            @SuppressWarnings("unused")
+            Object writeReplace() {
+                throw new AssertionError("an enum constant's writeReplace is never called");
+            }
+        }
+    }
+
+    @Test
+    void enumConstantsWithBodiesAreThemselvesAndTheirMethodsIgnored() throws Exception {
+        Object[] r = new RoundTrip().roundTripAll(Body.PLAIN, Body.WITH_BODY, Body.WITH_BODY);
+        assertSame(Body.PLAIN, r[0]);
+        assertSame(Body.WITH_BODY, r[1]);
+        assertSame(Body.WITH_BODY, r[2]);
+    }
+
     @Test
     @SuppressWarnings({"deprecation", "removal"})
     void boxedPrimitivesAreNewObjectsAsInTheJdk() throws Exception {
