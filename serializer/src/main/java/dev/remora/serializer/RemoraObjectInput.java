@@ -131,7 +131,9 @@ public class RemoraObjectInput extends ObjectInputStream {
         this.source = source;
         if (options.boundArraysByMessage()) {
             guard = new Guard(getObjectInputFilter());
-            setObjectInputFilter(guard);
+            if (!JdkSupport.setFilterSlot(this, guard)) {
+                setObjectInputFilter(guard);
+            }
         } else {
             guard = null;
         }

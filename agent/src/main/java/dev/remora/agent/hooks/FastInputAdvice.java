@@ -54,8 +54,10 @@ public final class FastInputAdvice {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         public static void exit(@Advice.Enter ObjectInputStream d, @Advice.Return(readOnly = false) Object result,
-                @Advice.Thrown(readOnly = false) Throwable thrown) {
+                @Advice.Thrown(readOnly = false) Throwable thrown,
+                @Advice.FieldValue(value = "totalObjectRefs", readOnly = false) long refs) {
             if (d != null) {
+                refs = refs + 1; // the application's stream has read an object: its filter can no longer be set
                 try {
                     result = d.readObject();
                 } catch (Throwable t) {
@@ -77,8 +79,10 @@ public final class FastInputAdvice {
 
         @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
         public static void exit(@Advice.Enter ObjectInputStream d, @Advice.Return(readOnly = false) Object result,
-                @Advice.Thrown(readOnly = false) Throwable thrown) {
+                @Advice.Thrown(readOnly = false) Throwable thrown,
+                @Advice.FieldValue(value = "totalObjectRefs", readOnly = false) long refs) {
             if (d != null) {
+                refs = refs + 1; // the application's stream has read an object: its filter can no longer be set
                 try {
                     result = d.readUnshared();
                 } catch (Throwable t) {
