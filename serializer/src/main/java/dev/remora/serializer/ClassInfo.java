@@ -150,6 +150,8 @@ final class ClassInfo {
                 MethodHandle spread = canon.asType(canon.type().changeReturnType(Object.class))
                         .asSpreader(Object[].class, comps.length);
                 rctor = MethodHandles.filterArguments(spread, 0, reorder(argIndex));
+            } catch (NoSuchMethodException t) {
+                prob = "record canonical constructor not found"; // the JDK's words
             } catch (Throwable t) {
                 prob = "record " + name + " is not accessible: " + t;
             }

@@ -587,6 +587,11 @@ public class RemoraObjectInput extends ObjectInputStream {
         Object o;
         switch (t.kind) {
             case ClassInfo.PLAIN:
+                if (li.kind == ClassInfo.RECORD) { // a class that became a record here
+                    o = readRecordFromPlain(t, li);
+                    set(h, o, unshared);
+                    break;
+                }
                 o = readPlain(t, li, h, unshared);
                 break;
             case ClassInfo.SPECIAL:
@@ -598,6 +603,10 @@ public class RemoraObjectInput extends ObjectInputStream {
                 set(h, o, unshared);
                 break;
             case ClassInfo.RECORD:
+                if (li.kind == ClassInfo.PLAIN) { // a record that is an ordinary class here
+                    o = readPlain(t, li, h, unshared);
+                    break;
+                }
                 o = readRecord(t, li);
                 set(h, o, unshared);
                 break;
@@ -928,14 +937,39 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
     }
 
+    /** A class's data read into the record of its name here (see resolve). */
+    private Object readRecordFromPlain(RemoteType t, ClassInfo li) throws IOException, ClassNotFoundException {
+        int n = t.slots.length;
+        for (int i = 0; i < n - 1; i++) {
+            skipSlot(t.slots[i]);
+        }
+        if (n == 0) {
+            return readRecord(new RemoteType.RemoteSlot(t.name, 0, false, new char[0], new String[0]), t.recordMap,
+                    li);
+        }
+        RemoteType.RemoteSlot last = t.slots[n - 1];
+        if (!last.hasWriteObject) {
+            return readRecord(last, t.recordMap, li);
+        }
+        int saved = limit;
+        int[] sec = openSection(); // its writeObject's data: the default fields first, the rest is dropped
+        Object o = readRecord(last, t.recordMap, li);
+        closeSection(sec);
+        limit = saved;
+        return o;
+    }
+
     private Object readRecord(RemoteType t, ClassInfo li) throws IOException, ClassNotFoundException {
-        RemoteType.RemoteSlot r = t.record;
+        return readRecord(t.record, t.recordMap, li);
+    }
+
+    private Object readRecord(RemoteType.RemoteSlot r, int[] map, ClassInfo li)
+            throws IOException, ClassNotFoundException {
         int n = li.recNames.length;
         Object[] args = new Object[n];
         for (int i = 0; i < n; i++) {
             args[i] = RemoraObjectOutput.zero(li.recCodes[i]);
         }
-        int[] map = t.recordMap;
         for (int i = 0; i < r.codes.length; i++) {
             if (Bytes.size(r.codes[i]) != 0) {
                 Object v = readPrimitive(r.codes[i]);
@@ -961,9 +995,14 @@ public class RemoraObjectInput extends ObjectInputStream {
         try {
             return li.recCtor.invokeExact(args);
         } catch (ClassCastException e) {
+            throw e; // a component of the wrong type
+        } catch (Exception e) { // as the JDK: what the canonical constructor throws, wrapped; an Error as it is
+            throw (IOException) new InvalidObjectException(e.getMessage()).initCause(e);
+        } catch (Error e) {
             throw e;
         } catch (Throwable e) {
-            throw (IOException) new InvalidObjectException(String.valueOf(e.getMessage())).initCause(e);
+            throw (IOException) new InvalidObjectException("ReflectiveOperationException during deserialization")
+                    .initCause(e);
         }
     }
 
@@ -1187,9 +1226,24 @@ public class RemoraObjectInput extends ObjectInputStream {
         ClassInfo li = ClassInfo.of(cl);
         switch (t.kind) {
             case ClassInfo.PLAIN:
-                planPlain(t, cl, li);
+                if (li.kind == ClassInfo.RECORD) {
+                    // the JDK reads a class's stream data into a record of the same name: the last slot's fields,
+                    // by name, into the canonical constructor; the superclasses' fields are read and dropped
+                    if (li.problem != null) {
+                        throw new InvalidClassException(t.name, li.problem);
+                    }
+                    RemoteType.RemoteSlot last = t.slots.length == 0 ? null : t.slots[t.slots.length - 1];
+                    t.recordMap = last == null ? new int[0]
+                            : mapFields(last.codes, last.names, li.recCodes, li.recNames, t.name);
+                    break;
+                }
+                planPlain(t, t.slots, cl, li);
                 break;
             case ClassInfo.RECORD:
+                if (li.kind == ClassInfo.PLAIN) {
+                    planPlain(t, new RemoteType.RemoteSlot[] {t.record}, cl, li); // its fields, by name
+                    break;
+                }
                 if (li.kind != ClassInfo.RECORD) {
                     throw new InvalidClassException(t.name, "cannot bind record descriptor to a non-record class");
                 }
@@ -1274,7 +1328,8 @@ public class RemoraObjectInput extends ObjectInputStream {
         t.proxyLoader = loader;
     }
 
-    private void planPlain(RemoteType t, Class<?> cl, ClassInfo li) throws IOException, ClassNotFoundException {
+    private void planPlain(RemoteType t, RemoteType.RemoteSlot[] remotes, Class<?> cl, ClassInfo li)
+            throws IOException, ClassNotFoundException {
         if (li.kind == ClassInfo.EXTERNALIZABLE) {
             throw new InvalidClassException(t.name, "Serializable incompatible with Externalizable");
         }
@@ -1286,7 +1341,6 @@ public class RemoraObjectInput extends ObjectInputStream {
             throw new InvalidClassException(t.name, li.problem);
         }
         Slot[] locals = li.slots;
-        RemoteType.RemoteSlot[] remotes = t.slots;
         List<RemoteType.Plan> plan = new ArrayList<>();
         Class<?>[] slotClasses = new Class<?>[remotes.length];
         int next = 0;
@@ -1321,7 +1375,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 fast = false;
             }
             Slot l = locals[j];
-            if (l.svuid != r.svuid) {
+            if (l.svuid != r.svuid && t.kind != ClassInfo.RECORD) { // a record's stream carries no UID here
                 throw svuidMismatch(l.cl.getName(), r.svuid, l.svuid);
             }
             int[] map = mapFields(r.codes, r.names, l.codes, l.names, l.cl.getName());
