@@ -32,6 +32,7 @@ final class ClientConnection implements Link.Sink {
     final Link link;
     /** The fast serializer's per-connection state (made for every connection: a server may answer fast anyway). */
     final FastChannel fast;
+    final Marshalling marshalling;
     private final RouterOptions options;
     private final ReentrantLock readLock = new ReentrantLock();
     private final AtomicReferenceArray<PendingCall> slots = new AtomicReferenceArray<>(SLOTS);
@@ -47,6 +48,7 @@ final class ClientConnection implements Link.Sink {
         this.link = link;
         this.options = options;
         this.fast = new FastChannel(options.typeCache, options.spareBytes);
+        this.marshalling = new Marshalling(fast, options);
         this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(options.idleCheckMillis);
     }
 
@@ -218,22 +220,22 @@ final class ClientConnection implements Link.Sink {
             return true;
         }
         f.position(Frame.HEADER);
-        try {
-            if (t == null) {
-                Marshal.skipFast(fast, f);
-                return true;
+        Marshaller reader = marshalling.reader(f.array()[Frame.OFF_FLAGS]);
+        if (t == null) {
+            try {
+                reader.skip(f);
+            } catch (IOException e) {
+                // the channel is broken(): below
             }
+        } else {
             t.decoded = true;
             t.value = null;
             t.decodeFailure = null;
             try {
-                t.value = kind == Frame.EXCEPTION ? Marshal.readExceptionFast(fast, f)
-                        : Marshal.readOneFast(fast, f, t.method.result);
+                t.value = Replies.read(f, t.method, reader);
             } catch (Throwable e) {
                 t.decodeFailure = e;
             }
-        } catch (IOException e) {
-            // only a late reply's prelude gets here
         }
         IOException broken = fast.broken();
         if (broken != null) {

@@ -5,31 +5,26 @@ import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.IOException;
 import java.lang.ref.Reference;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.rmi.MarshalException;
-import java.rmi.NoSuchObjectException;
 import java.rmi.Remote;
-import java.rmi.RemoteException;
-import java.rmi.ServerError;
-import java.rmi.ServerException;
 import java.rmi.UnmarshalException;
 import java.util.List;
 
 /**
  * The co-located short-cut (seed 000 section 4.2): a call on a stub for an object exported in this JVM runs the
- * implementation on the caller's thread, with no connection, and with what a call over loopback would observe:
+ * implementation on the caller's thread, with no connection, and with what a call over loopback would observe, because
+ * it is the network path without the link: the caller marshals the arguments as {@link RemoraRouter} does, the
+ * {@link Dispatcher} serves the call (target, call count, context class loader, method, arguments through the export's
+ * filter, invocation, JRMP's exceptions) and writes its reply frame into a buffer, and {@link Replies} reads that reply
+ * as a client reads one from the network. So:
  * <ul>
- *   <li>copy semantics: arguments, the result and exceptions go through the marshalling the network path uses (the
- *       fast serializer on a per-thread channel, or JDK serialization with RMI's stub replacement, class annotations
- *       and DGC registration), so the callee never sees the caller's objects; identity within one message's graph is
+ *   <li>copy semantics: arguments, the result and exceptions go through the connection marshalling (the fast
+ *       serializer on a per-thread channel, or JDK serialization with RMI's stub replacement, class annotations and
+ *       DGC registration), so the callee never sees the caller's objects; identity within one message's graph is
  *       kept. Arguments of a method whose parameters are all primitive are not copied (boxes are immutable);</li>
- *   <li>JRMP's exceptions, as {@link ServerConnection} makes them: unknown method hash and unreadable arguments as
- *       UnmarshalException inside ServerException, the method's Error as ServerError, its RemoteException as
- *       ServerException, anything else as thrown; the callee's trace then the caller's;</li>
- *   <li>the implementation's context class loader during the call, the export's filter on the arguments, and
- *       JRMP's call count on the Target (an unexport without force waits for the call);</li>
+ *   <li>an exception's trace is the callee's (the caller's frames below the dispatcher cut off, as a server thread
+ *       has none of them), then the caller's under JRMP's {@code exceptionReceivedFromServer} frames;</li>
  *   <li>{@code RemoteServer.getClientHost()} answers the address of the stub's host (what JRMP reports for a
  *       connection to that host from this machine: the loopback address for 127.0.0.1, the host's own address for
  *       its name).</li>
@@ -39,24 +34,39 @@ import java.util.List;
  * does (NoSuchObjectException while the port still serves other objects, a refused connection once it does not).
  */
 final class LocalCall {
-    /** Per-thread channel and buffer; a nested call (from inside a copy) gets fresh ones. */
-    private static final class State {
-        final FastChannel fast;
-        final FrameBuffer buf = new FrameBuffer(512);
+    /** Per-thread marshalling and buffers; a nested call (from inside a copy or the callee) gets fresh ones. */
+    private static final class State implements Dispatcher.ReplySink {
+        final Marshalling marshalling;
+        final FrameBuffer args = new FrameBuffer(512);
+        final FrameBuffer reply = new FrameBuffer(512); // read back on this thread: no tail
+        final Dispatcher.Call call = new Dispatcher.Call();
+        List<Remote> pins;
+        boolean answered;
         boolean busy;
 
         State(RouterOptions options) {
-            fast = new FastChannel(options.typeCache);
+            marshalling = new Marshalling(new FastChannel(options.typeCache), options);
+        }
+
+        @Override
+        public void reply(Dispatcher.Call c, FrameBuffer out, List<Remote> p) {
+            pins = p;
+            answered = true;
+        }
+
+        @Override
+        public void unanswerable(Dispatcher.Call c) {
+            answered = false;
         }
     }
 
-    private static final boolean SUPPRESS_STACK_TRACES = Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
-
     private final RouterOptions options;
+    private final Dispatcher dispatcher;
     private final ThreadLocal<State> states;
 
-    LocalCall(RouterOptions options) {
+    LocalCall(RouterOptions options, Dispatcher dispatcher) {
         this.options = options;
+        this.dispatcher = dispatcher;
         this.states = ThreadLocal.withInitial(() -> new State(options));
     }
 
@@ -93,7 +103,7 @@ final class LocalCall {
         } finally {
             if (own) {
                 s.busy = false;
-                if (s.fast.broken() != null) {
+                if (s.marshalling.channel.broken() != null) {
                     states.remove(); // its tables are out of step
                 }
             }
@@ -102,193 +112,50 @@ final class LocalCall {
 
     private Object[] invoke(State s, ExportTable.Export e, Object handler, long hash, Marshal.MethodInfo mi,
             Object[] args) {
-        FrameBuffer buf = s.buf;
-        FastChannel ch = s.fast;
-        boolean fastArgs = options.serializer == RouterOptions.Serializer.FAST && !mi.rawArgs;
+        Marshalling m = s.marshalling;
+        Marshaller writer = m.writer;
+        FrameBuffer buf = s.args;
 
         // The caller marshals, on its own thread and class loader, as the network path does.
         buf.clear();
+        byte flags = 0;
         if (!mi.rawArgs) {
-            if (fastArgs) {
-                ch.lockWrite();
-            }
+            writer.lockWrite();
             try {
-                if (fastArgs) {
-                    Marshal.writeFast(ch, buf, mi.params, args, options.listener);
-                } else {
-                    Marshal.write(buf, mi.params, args, false);
-                }
-            } catch (IOException | RuntimeException x) {
+                writer.writeValues(buf, mi.params, args);
+                flags = writer.flag();
+            } catch (IOException x) {
                 return new Object[] {null, new MarshalException("error marshalling arguments", x)};
+            } catch (RuntimeException x) {
+                return new Object[] {null, x}; // as UnicastRef.invoke: not wrapped
             } finally {
-                if (fastArgs) {
-                    ch.unlockWrite();
-                }
+                writer.unlockWrite();
             }
         }
 
-        // The callee: as ServerConnection.prepare and complete.
-        Object target = e.target;
-        Thread thread = Thread.currentThread();
-        ClassLoader callerLoader = thread.getContextClassLoader();
+        // The callee, as a connection serves it.
+        Dispatcher.Call c = s.call;
+        s.pins = null;
+        s.answered = false;
         Object oldHandler = RmiInternals.setConnectionHandler(handler);
-        boolean entered = false;
-        boolean argsRead = false;
-        Throwable thrown = null;
-        Marshal.MethodInfo rmi = null;
-        List<Remote> pins = null;
-        boolean fastResult = false;
         try {
-            Remote impl = RmiInternals.targetRemoved(target) ? null : RmiInternals.targetImpl(target);
-            if (impl == null) {
-                throw new NoSuchObjectException("no such object in table");
-            }
-            RmiInternals.enterCall(target);
-            entered = true;
-            ClassLoader ccl = RmiInternals.targetLoader(target);
-            if (ccl != callerLoader) {
-                thread.setContextClassLoader(ccl);
-            }
-            Method m = RemoteMethods.of(impl.getClass()).find(hash);
-            if (m == null) {
-                throw new UnmarshalException("unrecognized method hash: method not supported by remote object");
-            }
-            rmi = Marshal.info(m);
-            Object[] params;
             buf.position(0);
-            argsRead = true;
-            try {
-                if (rmi.rawArgs) {
-                    params = args == null ? new Object[0] : args.clone();
-                } else if (fastArgs) {
-                    params = Marshal.readFast(ch, buf, rmi.params, RmiInternals.targetFilter(target));
-                } else {
-                    params = Marshal.read(buf, rmi.params, false, true);
-                }
-            } catch (IOException | ClassNotFoundException x) {
-                throw new UnmarshalException("error unmarshalling arguments", x);
-            }
-            Object result;
-            try {
-                result = m.invoke(impl, params);
-            } catch (InvocationTargetException x) {
-                throw x.getTargetException();
-            }
-            params = null;
-            buf.clear();
-            fastResult = options.serializer == RouterOptions.Serializer.FAST && !rmi.rawResult;
-            if (fastResult) {
-                ch.lockWrite();
-            }
-            try {
-                pins = fastResult ? Marshal.writeOneFast(ch, buf, rmi.result, result, options.listener)
-                        : Marshal.writeOne(buf, rmi.result, result, rmi.rawResult);
-            } catch (IOException x) {
-                throw new MarshalException("error marshalling return", x);
-            } finally {
-                if (fastResult) {
-                    ch.unlockWrite();
-                }
-            }
-        } catch (Throwable t) {
-            thrown = t;
+            dispatcher.prepare(c, e.target, hash, buf, m.reader(flags),
+                    mi.rawArgs ? (args == null ? Marshal.NO_ARGS : args) : null);
+            dispatcher.complete(c, s.reply, writer, s);
         } finally {
-            if (fastArgs && !argsRead) {
-                buf.position(0);
-                try {
-                    Marshal.skipFast(ch, buf); // keeps the channel's read table in step with its write table
-                } catch (IOException ignored) {
-                    // the channel is broken and dropped
-                }
-            }
-            if (entered) {
-                RmiInternals.exitCall(target);
-            }
-            thread.setContextClassLoader(callerLoader);
             RmiInternals.setConnectionHandler(oldHandler);
         }
 
-        // Back to the caller: it unmarshals on its own class loader.
+        // Back to the caller, who reads the reply as a client reads one from the network.
         try {
-            if (thrown != null) {
-                return new Object[] {null, copyException(ch, buf, thrown, entered)};
+            if (!s.answered) {
+                return new Object[] {null, new UnmarshalException("Error unmarshaling return header")};
             }
-            buf.position(0);
-            Object result;
-            try {
-                result = fastResult ? Marshal.readOneFast(ch, buf, mi.result)
-                        : Marshal.readOne(buf, mi.result, rmi.rawResult);
-            } catch (Throwable t) {
-                return new Object[] {null, new UnmarshalException("error unmarshalling return", asException(t))};
-            }
-            return new Object[] {result, null};
+            return Replies.outcome(s.reply, mi, m, true);
         } finally {
-            Reference.reachabilityFence(pins); // the result's exported objects until the caller's stubs are registered
+            Reference.reachabilityFence(s.pins); // the result's exported objects until the caller's stubs exist
+            s.pins = null;
         }
-    }
-
-    /** The exception the caller sees: wrapped as JRMP does, copied, then the caller's trace appended. */
-    private Exception copyException(FastChannel ch, FrameBuffer buf, Throwable thrown, boolean entered) {
-        Throwable t = thrown;
-        if (!entered && t instanceof NoSuchObjectException) {
-            t.setStackTrace(new StackTraceElement[0]); // as Transport.serviceCall
-        } else if (t instanceof Error) {
-            t = new ServerError("Error occurred in server thread", (Error) t);
-        } else if (t instanceof RemoteException) {
-            t = new ServerException("RemoteException occurred in server thread", (Exception) t);
-        }
-        if (SUPPRESS_STACK_TRACES) {
-            for (Throwable c = t; c != null; c = c.getCause()) {
-                c.setStackTrace(new StackTraceElement[0]);
-            }
-        }
-        boolean fast = options.serializer == RouterOptions.Serializer.FAST;
-        if (!write(ch, buf, t, fast)
-                && !write(ch, buf, new MarshalException("error marshalling exception " + t, null), fast)) {
-            return new UnmarshalException("Error unmarshaling return header");
-        }
-        Object ex;
-        buf.position(0);
-        try {
-            ex = fast ? Marshal.readExceptionFast(ch, buf) : Marshal.readException(buf);
-        } catch (Throwable x) {
-            return new UnmarshalException("Error unmarshaling return", asException(x));
-        }
-        if (!(ex instanceof Exception)) {
-            return new UnmarshalException("Return type not Exception");
-        }
-        Exception copy = (Exception) ex;
-        StackTraceElement[] callee = copy.getStackTrace();
-        StackTraceElement[] caller = new Throwable().getStackTrace();
-        StackTraceElement[] all = new StackTraceElement[callee.length + caller.length];
-        System.arraycopy(callee, 0, all, 0, callee.length);
-        System.arraycopy(caller, 0, all, callee.length, caller.length);
-        copy.setStackTrace(all);
-        return copy;
-    }
-
-    private boolean write(FastChannel ch, FrameBuffer buf, Throwable t, boolean fast) {
-        buf.clear();
-        if (fast) {
-            ch.lockWrite();
-        }
-        try {
-            if (fast) {
-                Marshal.writeExceptionFast(ch, buf, t, options.listener);
-            } else {
-                Marshal.writeException(buf, t);
-            }
-            return true;
-        } catch (IOException | RuntimeException x) {
-            return false;
-        } finally {
-            if (fast) {
-                ch.unlockWrite();
-            }
-        }
-    }
-
-    private static Exception asException(Throwable t) {
-        return t instanceof Exception ? (Exception) t : new Exception(t);
     }
 }

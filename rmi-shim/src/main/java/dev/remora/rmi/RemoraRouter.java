@@ -32,7 +32,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * one {@link ClientConnection}. Registry, DGC and activation (well-known ObjIDs) and endpoints with custom socket
  * factories stay on JRMP. Server: the export hook fills an {@link ExportTable} (ObjID to JRMP's Target); the accept
  * hook peeks at each new connection on a JRMP port and keeps those that open with Remora's magic, serving them on
- * the accepting thread ({@link ServerConnection}); all others are replayed to JRMP untouched.
+ * the accepting thread ({@link ServerConnection}); all others are replayed to JRMP untouched. Both the connections
+ * and the co-located short-cut ({@link LocalCall}) serve calls through one {@link Dispatcher}, and both read replies
+ * through {@link Replies}.
  */
 public final class RemoraRouter implements CallRouter {
     /** Never probed: marks endpoints Remora leaves to JRMP. */
@@ -42,6 +44,7 @@ public final class RemoraRouter implements CallRouter {
     private final Technology[] technologies;
     private final ConcurrentHashMap<Object, RemoteEndpoint> endpoints = new ConcurrentHashMap<>();
     private final ExportTable exports = new ExportTable();
+    private final Dispatcher dispatcher;
     private final LocalCall localCalls;
     private final ThreadLocal<PendingCall> calls = ThreadLocal.withInitial(PendingCall::new);
     private volatile Executor pool;
@@ -60,7 +63,8 @@ public final class RemoraRouter implements CallRouter {
     /** Cheap: touches no RMI class (they are set up by the application's own first use of RMI). */
     public RemoraRouter(RouterOptions options) {
         this.options = options;
-        this.localCalls = new LocalCall(options);
+        this.dispatcher = new Dispatcher(options);
+        this.localCalls = new LocalCall(options, dispatcher);
         Technology socket = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
         this.technologies = options.transport == RouterOptions.Transport.SOCKET ? new Technology[] {socket}
                 : new Technology[] {socket, new FabricTechnology(new FabricTechnology.Settings(
@@ -145,24 +149,27 @@ public final class RemoraRouter implements CallRouter {
     private Object[] call(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args) {
         PendingCall pc = calls.get();
         FrameBuffer out = pc.out;
-        boolean fast = options.serializer == RouterOptions.Serializer.FAST && !mi.rawArgs;
-        if (fast) {
-            c.fast.lockWrite(); // held until sent: frames must leave in the order their type ids were assigned
+        Marshaller writer = c.marshalling.writer;
+        boolean raw = mi.rawArgs;
+        if (!raw) {
+            writer.lockWrite(); // held until sent: fast frames must leave in the order their type ids were assigned
         }
         int callId;
         try {
             try {
-                Frame.begin(out, Frame.CALL, fast ? Frame.FLAG_FAST : 0, 0);
+                Frame.begin(out, Frame.CALL, raw ? 0 : writer.flag(), 0);
                 id.write(out);
                 out.writeLong(hash);
-                if (fast) {
-                    Marshal.writeFast(c.fast, out, mi.params, args, options.listener);
+                if (raw) {
+                    Marshal.writeRaw(out, mi.params, args);
                 } else {
-                    Marshal.write(out, mi.params, args, mi.rawArgs);
+                    writer.writeValues(out, mi.params, args);
                 }
                 Frame.finish(out);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException e) {
                 return new Object[] {null, new MarshalException("error marshalling arguments", e)};
+            } catch (RuntimeException e) {
+                return new Object[] {null, e}; // as UnicastRef.invoke: not wrapped
             }
             pc.method = mi;
             pc.decoded = false;
@@ -175,8 +182,8 @@ public final class RemoraRouter implements CallRouter {
                 return new Object[] {null, new UnmarshalException("Error unmarshaling return header", e)};
             }
         } finally {
-            if (fast) {
-                c.fast.unlockWrite();
+            if (!raw) {
+                writer.unlockWrite();
             }
         }
         try {
@@ -188,29 +195,13 @@ public final class RemoraRouter implements CallRouter {
         }
         FrameBuffer in = pc.in;
         byte[] a = in.array();
-        in.position(Frame.HEADER);
         try {
-            if (a[Frame.OFF_KIND] == Frame.EXCEPTION) {
-                Object ex;
-                try {
-                    ex = pc.decoded ? decodedValue(pc) : Marshal.readException(in);
-                } catch (Throwable t) {
-                    return new Object[] {null, new UnmarshalException("Error unmarshaling return", asException(t))};
-                }
-                if (!(ex instanceof Exception)) {
-                    return new Object[] {null, new UnmarshalException("Return type not Exception")};
-                }
-                Exception e = (Exception) ex;
-                combineStackTraces(e);
-                return new Object[] {null, e};
+            if (pc.decoded) { // a fast reply, which the connection's reader decoded in arrival order
+                Throwable failure = pc.decodeFailure;
+                pc.decodeFailure = null;
+                return Replies.outcome(a[Frame.OFF_KIND], a[Frame.OFF_FLAGS], pc.value, failure, false);
             }
-            Object result;
-            try {
-                result = pc.decoded ? decodedValue(pc) : Marshal.readOne(in, mi.result, mi.rawResult);
-            } catch (Throwable t) {
-                return new Object[] {null, new UnmarshalException("error unmarshalling return", asException(t))};
-            }
-            return new Object[] {result, null};
+            return Replies.outcome(in, mi, c.marshalling, false);
         } finally {
             pc.value = null;
             if ((a[Frame.OFF_FLAGS] & Frame.FLAG_NEEDS_ACK) != 0) {
@@ -224,30 +215,6 @@ public final class RemoraRouter implements CallRouter {
                 }
             }
         }
-    }
-
-    /** What the reader decoded for a fast reply (it reads in arrival order, see FastChannel). */
-    private static Object decodedValue(PendingCall pc) throws Throwable {
-        Throwable t = pc.decodeFailure;
-        if (t != null) {
-            pc.decodeFailure = null;
-            throw t;
-        }
-        return pc.value;
-    }
-
-    private static Exception asException(Throwable t) {
-        return t instanceof Exception ? (Exception) t : new Exception(t);
-    }
-
-    /** As StreamRemoteCall.exceptionReceivedFromServer: the server's trace, then the client's. */
-    private static void combineStackTraces(Exception e) {
-        StackTraceElement[] server = e.getStackTrace();
-        StackTraceElement[] client = new Throwable().getStackTrace();
-        StackTraceElement[] all = new StackTraceElement[server.length + client.length];
-        System.arraycopy(server, 0, all, 0, server.length);
-        System.arraycopy(client, 0, all, server.length, client.length);
-        e.setStackTrace(all);
     }
 
     // ---------------------------------------------------------------- server
@@ -334,7 +301,7 @@ public final class RemoraRouter implements CallRouter {
             socket.close();
             return null;
         }
-        new ServerConnection(link, connectionHandler, exports, pool(), options).run();
+        new ServerConnection(link, connectionHandler, exports, pool(), options, dispatcher).run();
         return null;
     }
 

@@ -1,5 +1,6 @@
 package dev.remora.rmi;
 
+import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.serializer.TypeCacheMode;
 
 /**
@@ -41,6 +42,8 @@ public final class RouterOptions {
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
     long spareBytes = 16L << 20;
+    /** JRMP's own setting unless a test sets it: null = the value JRMP uses ({@link RmiInternals}). */
+    private Boolean suppressStackTraces;
 
     public static RouterOptions defaults() {
         return new RouterOptions();
@@ -178,6 +181,20 @@ public final class RouterOptions {
     public RouterOptions spareBytes(long bytes) {
         spareBytes = Math.max(0, bytes);
         return this;
+    }
+
+    /**
+     * Whether a server clears the stack traces of the exceptions it sends; by default JRMP's own
+     * {@code sun.rmi.server.suppressStackTraces}, as {@code UnicastServerRef} read it (tests set it here).
+     */
+    public RouterOptions suppressStackTraces(boolean suppress) {
+        suppressStackTraces = suppress;
+        return this;
+    }
+
+    boolean suppressStackTraces() {
+        Boolean s = suppressStackTraces;
+        return s != null ? s : RmiInternals.suppressStackTraces();
     }
 
     /** remora.typecache: types described once per connection (default) or on every call. */

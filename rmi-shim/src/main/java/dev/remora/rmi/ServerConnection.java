@@ -8,16 +8,7 @@ import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.EOFException;
 import java.io.IOException;
-import java.io.ObjectInputFilter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.rmi.MarshalException;
-import java.rmi.NoSuchObjectException;
 import java.rmi.Remote;
-import java.rmi.RemoteException;
-import java.rmi.ServerError;
-import java.rmi.ServerException;
-import java.rmi.UnmarshalException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -28,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The server side of one Remora connection: reads frames on the thread that accepted the connection (JRMP's
- * connection thread, as JRMP itself does) and dispatches calls with JRMP's semantics (see {@link #dispatch}), either
+ * connection thread, as JRMP itself does) and serves calls through the {@link Dispatcher} (JRMP's semantics), either
  * on that thread ({@code inline}), on the router's pool ({@code pool}), or ({@code auto}) on the reading thread
  * until a call outlasts the hand-off time, when {@link DispatchWatchdog} gives reading to a pool thread and the
  * thread that ran the call stops reading once it has answered (the connection's thread then waits for the end).
@@ -37,8 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * with the pool, because type ids must be learnt in arrival order ({@link FastChannel}); the pool thread then invokes
  * and answers. Fast replies are written and sent under the channel's write lock, for the same reason.
  */
-final class ServerConnection implements Link.Sink {
-    private static final boolean SUPPRESS_STACK_TRACES = Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
+final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private static final ThreadLocal<FrameBuffer> REPLY =
             ThreadLocal.withInitial(() -> new FrameBuffer(512).allowTail());
 
@@ -47,38 +37,41 @@ final class ServerConnection implements Link.Sink {
     private final ExportTable exports;
     private final Executor pool;
     private final RouterOptions options;
+    private final Dispatcher dispatcher;
     private final FrameBuffer inbox = new FrameBuffer(512);
+    private final Marshalling marshalling;
     private final FastChannel fast;
-    private final boolean fastReplies;
     /** The inline path's call state, reused. */
-    private final Call inlineCall = new Call();
+    private final Dispatcher.Call inlineCall = new Dispatcher.Call();
     private final ExportTable.Key key = new ExportTable.Key();
     /** Remote objects sent in results, kept reachable until the client acknowledges (JRMP's DGC ack). */
     private final Map<Integer, List<Remote>> pinned = new ConcurrentHashMap<>();
 
     // remora.dispatch=auto
-    private static final Call HANDED = new Call();
+    private static final Dispatcher.Call HANDED = new Dispatcher.Call();
     private final boolean auto;
     private final long handoffNanos;
     /**
-     * null while the reader reads; the reader's own {@link Call} while it runs a call (since {@link #upcallSince});
-     * {@link #HANDED} once the watchdog gave reading to a pool thread. The reader's call, not a flag, so that a reader
-     * that was replaced can never take the role back from its successor.
+     * null while the reader reads; the reader's own {@link Dispatcher.Call} while it runs a call (since
+     * {@link #upcallSince}); {@link #HANDED} once the watchdog gave reading to a pool thread. The reader's call, not a
+     * flag, so that a reader that was replaced can never take the role back from its successor.
      */
-    private final AtomicReference<Call> upcall = new AtomicReference<>();
+    private final AtomicReference<Dispatcher.Call> upcall = new AtomicReference<>();
     private volatile long upcallSince;
     /** Calls the reader started (written by the reader only; the watchdog sees activity). */
     private volatile long upcalls;
     private final CountDownLatch ended = new CountDownLatch(1);
 
-    ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options) {
+    ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options,
+            Dispatcher dispatcher) {
         this.link = link;
         this.connectionHandler = connectionHandler;
         this.exports = exports;
         this.pool = pool;
         this.options = options;
+        this.dispatcher = dispatcher;
         this.fast = new FastChannel(options.typeCache, options.spareBytes);
-        this.fastReplies = options.serializer == RouterOptions.Serializer.FAST;
+        this.marshalling = new Marshalling(fast, options);
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
     }
@@ -112,7 +105,7 @@ final class ServerConnection implements Link.Sink {
      * Reads and serves frames until the connection ends (true) or, with auto dispatch, until this thread ran a call
      * for so long that reading was handed to a pool thread (false). {@code mine} is this reader's call state.
      */
-    private boolean serve(Call mine) {
+    private boolean serve(Dispatcher.Call mine) {
         boolean end = true;
         try {
             while (true) {
@@ -152,7 +145,7 @@ final class ServerConnection implements Link.Sink {
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
                         } else if ((f.array()[Frame.OFF_FLAGS] & Frame.FLAG_FAST) != 0) {
-                            Call c = new Call();
+                            Dispatcher.Call c = new Dispatcher.Call();
                             prepare(f, c); // in arrival order, see FastChannel
                             if (fast.broken() != null) {
                                 complete(c);
@@ -214,7 +207,7 @@ final class ServerConnection implements Link.Sink {
     }
 
     boolean inUpcall() {
-        Call c = upcall.get();
+        Dispatcher.Call c = upcall.get();
         return c != null && c != HANDED;
     }
 
@@ -231,7 +224,7 @@ final class ServerConnection implements Link.Sink {
      * reader. Should no thread be had, the connection ends (its client's calls fail and it reconnects), never hangs.
      */
     void handOffIfStuck(long now) {
-        Call running = upcall.get();
+        Dispatcher.Call running = upcall.get();
         if (running == null || running == HANDED || now - upcallSince < handoffNanos
                 || !upcall.compareAndSet(running, HANDED)) {
             return;
@@ -251,7 +244,7 @@ final class ServerConnection implements Link.Sink {
         try {
             options.listener.handoff();
             upcall.set(null);
-            serve(new Call());
+            serve(new Dispatcher.Call());
         } finally {
             RmiInternals.setConnectionHandler(old);
         }
@@ -261,9 +254,9 @@ final class ServerConnection implements Link.Sink {
     private static final class Task implements Runnable {
         private final ServerConnection conn;
         private final FrameBuffer frame;
-        private final Call call;
+        private final Dispatcher.Call call;
 
-        Task(ServerConnection conn, FrameBuffer frame, Call call) {
+        Task(ServerConnection conn, FrameBuffer frame, Dispatcher.Call call) {
             this.conn = conn;
             this.frame = frame;
             this.call = call;
@@ -284,226 +277,49 @@ final class ServerConnection implements Link.Sink {
         }
     }
 
-    /** One call between reading its arguments and answering it. */
-    private static final class Call {
-        int callId;
-        boolean oneway;
-        Object target;
-        Remote impl;
-        Method method;
-        Marshal.MethodInfo info;
-        Object[] params;
-        ClassLoader loader;
-        boolean entered;
-        Throwable thrown;
-    }
-
-    /**
-     * One call, as JRMP's Transport.serviceCall + UnicastServerRef.dispatch: unknown or unexported object ->
-     * NoSuchObjectException (stack trace cleared); unknown method hash -> UnmarshalException wrapped in
-     * ServerException; bad arguments -> UnmarshalException wrapped; the method's Error -> ServerError, its
-     * RemoteException -> ServerException, anything else as thrown; the impl's class loader is the context class
-     * loader during the call; RemoteServer.getClientHost() answers.
-     */
+    /** One call: prepare and complete, on this thread. */
     void dispatch(FrameBuffer f) {
-        Call c = pool == null ? inlineCall : new Call();
+        Dispatcher.Call c = pool == null ? inlineCall : new Dispatcher.Call();
         prepare(f, c);
         complete(c);
     }
 
-    /** Finds the target and method and reads the arguments (the impl's loader as context class loader). */
-    private void prepare(FrameBuffer f, Call c) {
+    /** The call in frame {@code f}: its target, method and arguments (see {@link Dispatcher#prepare}). */
+    private void prepare(FrameBuffer f, Dispatcher.Call c) {
         byte[] a = f.array();
         c.callId = FrameBuffer.getInt(a, Frame.OFF_CALL_ID);
         c.oneway = a[Frame.OFF_KIND] == Frame.ONEWAY;
-        boolean fastArgs = (a[Frame.OFF_FLAGS] & Frame.FLAG_FAST) != 0;
-        long hash = FrameBuffer.getLong(a, Frame.OFF_HASH);
         Object target;
         synchronized (key) { // the reader thread and pool threads share the key only briefly
             target = exports.get(key.read(a, Frame.OFF_OBJID));
         }
-        c.target = target;
-        c.impl = null;
-        c.method = null;
-        c.info = null;
-        c.params = null;
-        c.loader = null;
-        c.entered = false;
-        c.thrown = null;
         f.position(Frame.CALL_HEADER);
-        boolean argsRead = false;
-        try {
-            // As ObjectTable's lookup: an unexported object is no longer in the table.
-            Remote impl = target == null || RmiInternals.targetRemoved(target) ? null
-                    : RmiInternals.targetImpl(target);
-            if (impl == null) {
-                throw new NoSuchObjectException("no such object in table");
-            }
-            c.impl = impl;
-            RmiInternals.enterCall(target);
-            c.entered = true;
-            Thread thread = Thread.currentThread();
-            ClassLoader saved = thread.getContextClassLoader();
-            ClassLoader ccl = RmiInternals.targetLoader(target);
-            c.loader = ccl;
-            try {
-                if (ccl != saved) {
-                    thread.setContextClassLoader(ccl);
-                }
-                Method m = RemoteMethods.of(impl.getClass()).find(hash);
-                if (m == null) {
-                    throw new UnmarshalException("unrecognized method hash: method not supported by remote object");
-                }
-                Marshal.MethodInfo mi = Marshal.info(m);
-                c.method = m;
-                c.info = mi;
-                try {
-                    argsRead = true;
-                    c.params = fastArgs && !mi.rawArgs
-                            ? Marshal.readFast(fast, f, mi.params, RmiInternals.targetFilter(target))
-                            : Marshal.read(f, mi.params, mi.rawArgs, true);
-                } catch (IOException | ClassNotFoundException e) {
-                    throw new UnmarshalException("error unmarshalling arguments", (Exception) e);
-                }
-            } finally {
-                if (ccl != saved) {
-                    thread.setContextClassLoader(saved);
-                }
-            }
-        } catch (Throwable e) {
-            c.thrown = e;
-        }
-        if (fastArgs && !argsRead) {
-            try {
-                Marshal.skipFast(fast, f); // nobody reads these arguments, but their type descriptors count
-            } catch (IOException ignored) {
-                // fast.broken() says so; the reader closes the connection
-            }
-        }
+        dispatcher.prepare(c, target, FrameBuffer.getLong(a, Frame.OFF_HASH), f, marshalling.reader(a[Frame.OFF_FLAGS]),
+                null);
     }
 
-    /** Invokes the method (unless preparing failed) and answers. */
-    private void complete(Call c) {
-        Object target = c.target;
-        int callId = c.callId;
-        FrameBuffer out = REPLY.get();
-        Throwable thrown = c.thrown;
-        List<Remote> pins = null;
-        boolean locked = false;
-        try {
-            if (thrown == null) {
-                Thread thread = Thread.currentThread();
-                ClassLoader saved = thread.getContextClassLoader();
-                ClassLoader ccl = c.loader;
-                try {
-                    if (ccl != saved) {
-                        thread.setContextClassLoader(ccl);
-                    }
-                    Object result;
-                    try {
-                        result = c.method.invoke(c.impl, c.params);
-                    } catch (InvocationTargetException e) {
-                        throw e.getTargetException();
-                    }
-                    if (!c.oneway) {
-                        Marshal.MethodInfo mi = c.info;
-                        boolean fastResult = fastReplies && !mi.rawResult;
-                        if (fastResult) {
-                            fast.lockWrite(); // held until sent, see FastChannel
-                            locked = true;
-                        }
-                        Frame.begin(out, Frame.REPLY, fastResult ? Frame.FLAG_FAST : 0, callId);
-                        try {
-                            pins = fastResult ? Marshal.writeOneFast(fast, out, mi.result, result, options.listener)
-                                    : Marshal.writeOne(out, mi.result, result, mi.rawResult);
-                        } catch (IOException e) {
-                            throw new MarshalException("error marshalling return", e);
-                        }
-                    }
-                } finally {
-                    if (ccl != saved) {
-                        thread.setContextClassLoader(saved);
-                    }
-                }
-            }
-        } catch (Throwable e) {
-            thrown = e;
-        } finally {
-            c.params = null;
-            if (c.entered) {
-                RmiInternals.exitCall(target);
-            }
-        }
-        try {
-            if (c.oneway) {
-                return;
-            }
-            if (thrown != null) {
-                if (fastReplies && !locked) {
-                    fast.lockWrite();
-                    locked = true;
-                }
-                pins = null;
-                if (!writeException(out, callId, thrown, c.entered)) {
-                    link.close();
-                    return;
-                }
-            }
-            if (pins != null) {
-                out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
-                pinned.put(callId, pins);
-            }
-            Frame.finish(out);
-            try {
-                link.send(out);
-                options.listener.bytes(out.frameLength(), 0);
-            } catch (IOException e) {
-                pinned.remove(callId);
-                link.close(); // the reader sees it and ends the connection
-            }
-        } finally {
-            if (locked) {
-                fast.unlockWrite();
-            }
-        }
+    /** Invokes and answers (see {@link Dispatcher#complete}). */
+    private void complete(Dispatcher.Call c) {
+        dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
     }
 
-    /** An EXCEPTION frame for {@code thrown}, wrapped as JRMP does; false if not even a MarshalException fits. */
-    private boolean writeException(FrameBuffer out, int callId, Throwable thrown, boolean entered) {
-        byte flags = fastReplies ? Frame.FLAG_FAST : 0;
-        Frame.begin(out, Frame.EXCEPTION, flags, callId);
-        Throwable t = thrown;
-        if (!entered && t instanceof NoSuchObjectException) {
-            t.setStackTrace(new StackTraceElement[0]); // as Transport.serviceCall: sent as is, trace cleared
-        } else if (t instanceof Error) {
-            t = new ServerError("Error occurred in server thread", (Error) t);
-        } else if (t instanceof RemoteException) {
-            t = new ServerException("RemoteException occurred in server thread", (Exception) t);
-        }
-        if (SUPPRESS_STACK_TRACES) {
-            for (Throwable c = t; c != null; c = c.getCause()) {
-                c.setStackTrace(new StackTraceElement[0]);
-            }
+    @Override
+    public void reply(Dispatcher.Call c, FrameBuffer out, List<Remote> pins) {
+        if (pins != null) {
+            out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
+            pinned.put(c.callId, pins);
         }
         try {
-            writeExceptionPayload(out, t);
-            return true;
+            link.send(out);
+            options.listener.bytes(out.frameLength(), 0);
         } catch (IOException e) {
-            Frame.begin(out, Frame.EXCEPTION, flags, callId);
-            try {
-                writeExceptionPayload(out, new MarshalException("error marshalling exception " + t, e));
-                return true;
-            } catch (IOException e2) {
-                return false;
-            }
+            pinned.remove(c.callId);
+            link.close(); // the reader sees it and ends the connection
         }
     }
 
-    private void writeExceptionPayload(FrameBuffer out, Throwable t) throws IOException {
-        if (fastReplies) {
-            Marshal.writeExceptionFast(fast, out, t, options.listener);
-        } else {
-            Marshal.writeException(out, t);
-        }
+    @Override
+    public void unanswerable(Dispatcher.Call c) {
+        link.close();
     }
 }

@@ -310,6 +310,89 @@ public final class RmiInternals {
         return LocalHandlers.NEW_HANDLER.invokeExact(transport, (java.net.Socket) null, clientHost);
     }
 
+    /**
+     * {@code UnicastServerRef.suppressStackTraces} ({@code sun.rmi.server.suppressStackTraces}), read from the JDK's
+     * field so that it has the value JRMP uses: the JDK reads the property when that class is initialized (the
+     * application's first export), not when Remora starts, so a property set in {@code main} before counts.
+     */
+    private static final class Suppress {
+        static final boolean VALUE = read();
+
+        private static boolean read() {
+            try {
+                Class<?> c = Class.forName("sun.rmi.server.UnicastServerRef", false, Remote.class.getClassLoader());
+                return (boolean) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c,
+                        "suppressStackTraces", boolean.class).invoke();
+            } catch (Throwable t) {
+                return Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
+            }
+        }
+    }
+
+    /** Whether JRMP clears the stack traces of exceptions before a server sends them. */
+    public static boolean suppressStackTraces() {
+        return Suppress.VALUE;
+    }
+
+    /**
+     * The two frames JRMP puts at the top of the client's part of a server exception's stack trace:
+     * {@code StreamRemoteCall.exceptionReceivedFromServer}, where the client's trace is taken, and
+     * {@code StreamRemoteCall.executeCall}, its caller. Taken once from the JDK itself: a {@code StreamRemoteCall}
+     * reads a JRMP exceptional return from memory (a {@code TCPConnection} with no socket), so each element (line,
+     * module, version) is what this JDK's own JRMP shows. Should that fail, elements without line numbers.
+     */
+    public static StackTraceElement[] exceptionReceivedFrames() {
+        return ReceivedFrames.FRAMES.clone();
+    }
+
+    private static final class ReceivedFrames {
+        static final StackTraceElement[] FRAMES = capture();
+
+        private static StackTraceElement[] capture() {
+            try {
+                ClassLoader rmi = Remote.class.getClassLoader();
+                Class<?> connection = Class.forName("sun.rmi.transport.Connection", false, rmi);
+                Class<?> tcpConnection = Class.forName("sun.rmi.transport.tcp.TCPConnection", false, rmi);
+                Class<?> channel = Class.forName("sun.rmi.transport.tcp.TCPChannel", false, rmi);
+                Class<?> call = Class.forName("sun.rmi.transport.StreamRemoteCall", false, rmi);
+                java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+                bytes.write(0x51); // TransportConstants.Return
+                RemoraOutputStream out = new RemoraOutputStream(bytes); // a MarshalOutputStream's format
+                out.writeByte(2); // TransportConstants.ExceptionalReturn
+                new java.rmi.server.UID((short) 0).write(out); // the DGC ack id (a well-known one: no random source)
+                Exception sent = new Exception("Remora: JRMP's client frames");
+                sent.setStackTrace(new StackTraceElement[0]);
+                out.writeObject(sent);
+                out.flush();
+                // JRMP's own connection class over the bytes: no channel, no socket
+                Object conn = MethodHandles.privateLookupIn(tcpConnection, MethodHandles.lookup())
+                        .findConstructor(tcpConnection, MethodType.methodType(void.class, channel, InputStream.class,
+                                java.io.OutputStream.class))
+                        .invoke(null, new java.io.ByteArrayInputStream(bytes.toByteArray()),
+                                java.io.OutputStream.nullOutputStream());
+                Object c = MethodHandles.privateLookupIn(call, MethodHandles.lookup())
+                        .findConstructor(call, MethodType.methodType(void.class, connection)).invoke(conn);
+                try {
+                    call.getMethod("executeCall").invoke(c);
+                } catch (java.lang.reflect.InvocationTargetException e) {
+                    StackTraceElement[] t = e.getTargetException().getStackTrace();
+                    if (t.length >= 2 && t[0].getMethodName().equals("exceptionReceivedFromServer")
+                            && t[1].getMethodName().equals("executeCall")) {
+                        return new StackTraceElement[] {t[0], t[1]};
+                    }
+                }
+            } catch (Throwable t) {
+                // below
+            }
+            return new StackTraceElement[] {
+                new StackTraceElement("sun.rmi.transport.StreamRemoteCall", "exceptionReceivedFromServer",
+                        "StreamRemoteCall.java", -1),
+                new StackTraceElement("sun.rmi.transport.StreamRemoteCall", "executeCall", "StreamRemoteCall.java",
+                        -1),
+            };
+        }
+    }
+
     /** Makes {@code RemoteServer.getClientHost()} answer from {@code handler} on this thread; returns the old one. */
     public static Object setConnectionHandler(Object handler) {
         ThreadLocal<Object> handlers = Handlers.CONNECTION_HANDLER;

@@ -9,14 +9,17 @@ package dev.remora.rmi.wire;
  *  0      4    length    whole frame in bytes, this field included
  *  4      1    kind      CALL, ONEWAY, REPLY, EXCEPTION, PING, PONG, ACK
  *  5      1    flags     REPLY: NEEDS_ACK (the result carried remote references: ack once they are registered);
- *                        CALL, ONEWAY, REPLY, EXCEPTION: FAST (the payload is in Remora's serializer format)
+ *                        CALL, ONEWAY, REPLY, EXCEPTION: FAST (the payload is in Remora's serializer format);
+ *                        REPLY, EXCEPTION: ABORTED (the server could not serialize the result or exception: the
+ *                        payload is the IOException that stopped it, which JRMP's stream would carry as
+ *                        TC_EXCEPTION and its client read as a WriteAbortedException)
  *  6      2    reserved  0
  *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection
  * CALL and ONEWAY go on with:
  * 12     22    ObjID     objNum (8), UID unique (4), time (8), count (2), as ObjID.write
  * 34      8    method    RMI's method hash (sun.rmi.server.Util.computeMethodHash)
  * 42      ...  payload   arguments
- * REPLY: 12 ... the result; EXCEPTION: 12 ... a JDK-serialized exception.
+ * REPLY: 12 ... the result; EXCEPTION: 12 ... the exception; either with ABORTED: 12 ... the IOException.
  * </pre>
  *
  * Payload: if every value is primitive (or void), the values in order, big-endian, without a stream; else, without
@@ -48,6 +51,7 @@ public final class Frame {
 
     public static final byte FLAG_NEEDS_ACK = 1;
     public static final byte FLAG_FAST = 2;
+    public static final byte FLAG_ABORTED = 4;
 
     public static final int HEADER = 12;
     public static final int CALL_HEADER = HEADER + 22 + 8;

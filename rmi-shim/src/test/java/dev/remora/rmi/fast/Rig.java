@@ -33,6 +33,8 @@ final class Rig implements AutoCloseable {
     private final ServerSocket ss;
     private final List<Socket> sockets = new ArrayList<>();
     private final List<Remote> exported = new ArrayList<>();
+    /** impl to the stub JRMP made for it: for co-located calls (through the server router) and plain JRMP ones. */
+    private final java.util.Map<Remote, Remote> stubs = new java.util.IdentityHashMap<>();
     private final Thread acceptor;
 
     Rig(RouterOptions clientOptions, RouterOptions serverOptions) throws IOException {
@@ -103,6 +105,7 @@ final class Rig implements AutoCloseable {
 
     private Object register(Remote impl, Remote stub) throws Throwable {
         exported.add(impl);
+        stubs.put(impl, stub);
         Object realRef = refOf(stub);
         server.exported(realRef, impl, stub);
         ObjID id = RmiInternals.objId(RmiInternals.liveRef(realRef));
@@ -115,6 +118,18 @@ final class Rig implements AutoCloseable {
         Object liveRef = liveRefClass.getConstructor(ObjID.class, ep, boolean.class).newInstance(id, endpoint, false);
         return Class.forName("sun.rmi.server.UnicastRef", false, rmi).getConstructor(liveRefClass)
                 .newInstance(liveRef);
+    }
+
+    /** Unexports {@code impl} and keeps no reference to it (a test may then watch it being collected). */
+    void unexport(Remote impl) throws java.rmi.NoSuchObjectException {
+        exported.remove(impl);
+        stubs.remove(impl);
+        UnicastRemoteObject.unexportObject(impl, true);
+    }
+
+    /** The stub JRMP made when {@code impl} was exported by {@link #export}. */
+    Remote stub(Remote impl) {
+        return stubs.get(impl);
     }
 
     /** The UnicastRef inside a stub (a dynamic proxy or a RemoteStub). */
