@@ -93,7 +93,8 @@ final class Replies {
     /**
      * As {@code StreamRemoteCall.exceptionReceivedFromServer}: the server's trace, then the client's, which starts
      * with JRMP's own {@code exceptionReceivedFromServer} and {@code executeCall} frames (taken from this JDK) and
-     * goes on from {@code UnicastRef.invoke} (Remora's frames above it, which JRMP does not have, are left out).
+     * goes on from {@code UnicastRef.invoke} (Remora's frames above it, which JRMP does not have, are left out; that
+     * frame at the line where JRMP calls {@code executeCall}).
      * Co-located, the exception (and each cause) was made on this thread: its frames below the {@link Dispatcher},
      * the caller's, are cut first, so the client's frames appear once.
      */
@@ -112,7 +113,74 @@ final class Replies {
         System.arraycopy(server, 0, all, 0, server.length);
         System.arraycopy(jrmp, 0, all, server.length, jrmp.length);
         System.arraycopy(here, from, all, server.length + jrmp.length, here.length - from);
+        int invoke = server.length + jrmp.length;
+        if (invoke < all.length && isUnicastRefInvoke(all[invoke])) {
+            all[invoke] = atExecuteCall(all[invoke]);
+        }
         e.setStackTrace(all);
+    }
+
+    private static boolean isUnicastRefInvoke(StackTraceElement e) {
+        return e.getClassName().equals("sun.rmi.server.UnicastRef") && e.getMethodName().equals("invoke");
+    }
+
+    /** The hooked frame at the line where JRMP's {@code UnicastRef.invoke} calls {@code executeCall}, made once. */
+    private static volatile StackTraceElement invokeFrame;
+
+    private static StackTraceElement atExecuteCall(StackTraceElement e) {
+        StackTraceElement f = invokeFrame;
+        if (f == null || !f.getClassName().equals(e.getClassName()) || !sameModule(f, e)) {
+            int line = RmiInternals.executeCallLine();
+            invokeFrame = f = line < 0 ? e : withLine(e, line);
+        }
+        return f;
+    }
+
+    private static boolean sameModule(StackTraceElement a, StackTraceElement b) {
+        return java.util.Objects.equals(a.getModuleVersion(), b.getModuleVersion());
+    }
+
+    /**
+     * {@code e} at another line. The JVM's elements for JDK classes carry a private flag that leaves the module
+     * version and class loader out of {@code toString()}, which the public constructor cannot set; so the element is
+     * copied through its serial form (fields in the specified order: {@code format}, then {@code lineNumber}, right
+     * after the class descriptor) with the line changed, and the copy checked. Failing that: the public constructor,
+     * without what toString() would have left out.
+     */
+    static StackTraceElement withLine(StackTraceElement e, int line) {
+        try {
+            java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
+            try (java.io.ObjectOutputStream o = new java.io.ObjectOutputStream(b)) {
+                o.writeObject(e);
+            }
+            byte[] a = b.toByteArray();
+            for (int i = 0; i + 6 < a.length; i++) { // TC_ENDBLOCKDATA, TC_NULL (no superclass), format, lineNumber
+                if (a[i] == 0x78 && a[i + 1] == 0x70 && FrameBuffer.getInt(a, i + 3) == e.getLineNumber()) {
+                    a[i + 3] = (byte) (line >>> 24);
+                    a[i + 4] = (byte) (line >>> 16);
+                    a[i + 5] = (byte) (line >>> 8);
+                    a[i + 6] = (byte) line;
+                    try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
+                            new java.io.ByteArrayInputStream(a))) {
+                        StackTraceElement c = (StackTraceElement) in.readObject();
+                        if (c.getLineNumber() == line && c.getClassName().equals(e.getClassName())
+                                && c.getMethodName().equals(e.getMethodName()) && c.toString().equals(
+                                        e.toString().replace(":" + e.getLineNumber() + ")", ":" + line + ")"))) {
+                            return c;
+                        }
+                    }
+                    break;
+                }
+            }
+        } catch (Exception | LinkageError x) {
+            // below
+        }
+        String s = e.toString();
+        String loader = e.getClassLoaderName();
+        String version = e.getModuleVersion();
+        return new StackTraceElement(loader != null && s.startsWith(loader + "/") ? loader : null,
+                e.getModuleName(), version != null && s.contains("@" + version + "/") ? version : null,
+                e.getClassName(), e.getMethodName(), e.getFileName(), line);
     }
 
     /**
@@ -123,7 +191,7 @@ final class Replies {
         int below = 0;
         for (int i = 0; i < here.length; i++) {
             String c = here[i].getClassName();
-            if (c.equals("sun.rmi.server.UnicastRef") && here[i].getMethodName().equals("invoke")) {
+            if (isUnicastRefInvoke(here[i])) {
                 return i;
             }
             if (c.equals(RemoraRouter.class.getName()) && here[i].getMethodName().equals("invoke")) {

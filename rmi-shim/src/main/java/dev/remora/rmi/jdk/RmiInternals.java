@@ -13,6 +13,11 @@ import java.rmi.Remote;
 import java.rmi.server.ObjID;
 import java.rmi.server.RMIClientSocketFactory;
 import java.rmi.server.RMIServerSocketFactory;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.Label;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
 
 /**
  * The few JDK-internal RMI members Remora uses, as method handles looked up once. The agent opens
@@ -343,6 +348,58 @@ public final class RmiInternals {
      */
     public static StackTraceElement[] exceptionReceivedFrames() {
         return ReceivedFrames.FRAMES.clone();
+    }
+
+    /**
+     * The line of {@code call.executeCall()} in this JDK's {@code UnicastRef.invoke(Remote, Method, Object[], long)}:
+     * where that frame stands in JRMP's trace of a server exception (Remora's hook runs at the method's start, so
+     * the live frame shows another line). Read once from the JDK's class file (not the instrumented class); -1 when
+     * not found.
+     */
+    public static int executeCallLine() {
+        return ExecuteCallLine.VALUE;
+    }
+
+    private static final class ExecuteCallLine {
+        static final String INVOKE =
+                "(Ljava/rmi/Remote;Ljava/lang/reflect/Method;[Ljava/lang/Object;J)Ljava/lang/Object;";
+        static final int VALUE = read();
+
+        private static int read() {
+            try (InputStream in = Remote.class.getModule().getResourceAsStream("sun/rmi/server/UnicastRef.class")) {
+                if (in == null) {
+                    return -1;
+                }
+                int[] line = {-1};
+                new ClassReader(in.readAllBytes()).accept(new ClassVisitor(Opcodes.ASM9) {
+                    @Override
+                    public MethodVisitor visitMethod(int access, String name, String desc, String signature,
+                            String[] exceptions) {
+                        if (!name.equals("invoke") || !desc.equals(INVOKE)) {
+                            return null;
+                        }
+                        return new MethodVisitor(Opcodes.ASM9) {
+                            private int current = -1;
+
+                            @Override
+                            public void visitLineNumber(int l, Label start) {
+                                current = l;
+                            }
+
+                            @Override
+                            public void visitMethodInsn(int op, String owner, String m, String d, boolean itf) {
+                                if (m.equals("executeCall") && line[0] < 0) {
+                                    line[0] = current;
+                                }
+                            }
+                        };
+                    }
+                }, ClassReader.SKIP_FRAMES);
+                return line[0];
+            } catch (Throwable t) {
+                return -1;
+            }
+        }
     }
 
     private static final class ReceivedFrames {
