@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.lang.reflect.Method;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.rmi.MarshalException;
 import java.rmi.Remote;
 import java.rmi.UnmarshalException;
@@ -248,15 +249,24 @@ public final class RemoraRouter implements CallRouter {
         if (socket.getClass() != Socket.class) {
             return socket; // a custom server socket factory's socket (SSL, ...): JRMP's
         }
+        int readTimeout = options.readTimeout();
+        if (readTimeout > 0) {
+            socket.setSoTimeout(readTimeout); // as ConnectionHandler.run0 does before it reads a byte
+        }
         InputStream in = socket.getInputStream();
         byte[] head = new byte[Frame.HELLO_LENGTH];
         int n = 0;
-        while (n < 4) { // blocks as JRMP's own first read would
-            int k = in.read(head, n, 4 - n);
-            if (k < 0) {
-                break;
+        try {
+            while (n < 4) { // blocks as JRMP's own first read would, as long
+                int k = in.read(head, n, 4 - n);
+                if (k < 0) {
+                    break;
+                }
+                n += k;
             }
-            n += k;
+        } catch (SocketTimeoutException e) {
+            socket.close(); // as run0, whose read would have timed out: the connection is closed
+            return null;
         }
         if (n < 4 || FrameBuffer.getInt(head, 0) != Frame.MAGIC) {
             return new ReplaySocket(socket, head, n);
@@ -301,7 +311,7 @@ public final class RemoraRouter implements CallRouter {
             socket.close();
             return null;
         }
-        new ServerConnection(link, connectionHandler, exports, pool(), options, dispatcher).run();
+        new ServerConnection(link, connectionHandler, exports, pool(), options, dispatcher, readTimeout).run();
         return null;
     }
 

@@ -17,7 +17,9 @@ import java.net.SocketTimeoutException;
  *
  * <p>The probe is the first connection: Remora's hello on the JRMP port. A Remora server answers with its own hello;
  * a JRMP server reads six bytes, finds the wrong magic and closes, and the client remembers "vanilla". A server
- * that does neither within the probe timeout is also taken for vanilla, so a call never hangs on the probe.
+ * that does neither within the probe timeout (or JRMP's handshake timeout,
+ * {@code sun.rmi.transport.tcp.handshakeTimeout}, when shorter) is also taken for vanilla, so a call never hangs on
+ * the probe.
  */
 final class RemoteEndpoint {
     final String host;
@@ -76,8 +78,11 @@ final class RemoteEndpoint {
             close(s);
             return null; // unreachable: JRMP makes the call and reports it in its own words
         }
+        // The hello is this connection's handshake: as JRMP's client, wait no longer than its handshake timeout.
+        int handshake = options.handshakeTimeout();
+        int wait = handshake > 0 ? Math.min(options.probeTimeoutMillis, handshake) : options.probeTimeoutMillis;
         try {
-            s.setSoTimeout(options.probeTimeoutMillis);
+            s.setSoTimeout(wait);
             int offered = 0;
             for (Technology t : technologies) {
                 if (t.available()) {
@@ -110,7 +115,7 @@ final class RemoteEndpoint {
             }
             return vanilla(s, "chose a technology this JVM does not have (" + chosen + ")");
         } catch (SocketTimeoutException e) {
-            return vanilla(s, "did not answer Remora's hello within " + options.probeTimeoutMillis + " ms");
+            return vanilla(s, "did not answer Remora's hello within " + wait + " ms");
         } catch (IOException e) {
             return vanilla(s, null); // closed on the hello: a JRMP server
         }

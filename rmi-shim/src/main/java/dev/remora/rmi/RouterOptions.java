@@ -42,8 +42,10 @@ public final class RouterOptions {
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
     long spareBytes = 16L << 20;
-    /** JRMP's own setting unless a test sets it: null = the value JRMP uses ({@link RmiInternals}). */
+    /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
+    private int readTimeoutMillis = -1;
+    private int handshakeTimeoutMillis = -1;
 
     public static RouterOptions defaults() {
         return new RouterOptions();
@@ -195,6 +197,32 @@ public final class RouterOptions {
     boolean suppressStackTraces() {
         Boolean s = suppressStackTraces;
         return s != null ? s : RmiInternals.suppressStackTraces();
+    }
+
+    /**
+     * Read timeout of accepted connections (0: none); by default JRMP's own {@code sun.rmi.transport.tcp.readTimeout}
+     * (2 hours), as {@code TCPTransport} read it (tests set it here).
+     */
+    public RouterOptions readTimeoutMillis(int ms) {
+        readTimeoutMillis = Math.max(0, ms);
+        return this;
+    }
+
+    int readTimeout() {
+        return readTimeoutMillis >= 0 ? readTimeoutMillis : Math.max(0, RmiInternals.readTimeout());
+    }
+
+    /**
+     * How long a client waits for the server's side of a connection handshake (0: forever); by default JRMP's own
+     * {@code sun.rmi.transport.tcp.handshakeTimeout} (1 minute), as {@code TCPChannel} read it (tests set it here).
+     */
+    public RouterOptions handshakeTimeoutMillis(int ms) {
+        handshakeTimeoutMillis = Math.max(0, ms);
+        return this;
+    }
+
+    int handshakeTimeout() {
+        return handshakeTimeoutMillis >= 0 ? handshakeTimeoutMillis : Math.max(0, RmiInternals.handshakeTimeout());
     }
 
     /** remora.typecache: types described once per connection (default) or on every call. */

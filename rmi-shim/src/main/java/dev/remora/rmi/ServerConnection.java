@@ -8,6 +8,7 @@ import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.rmi.Remote;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +16,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -27,6 +29,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * <p>A call whose arguments use the fast serializer ({@link Frame#FLAG_FAST}) is decoded on the reading thread even
  * with the pool, because type ids must be learnt in arrival order ({@link FastChannel}); the pool thread then invokes
  * and answers. Fast replies are written and sent under the channel's write lock, for the same reason.
+ *
+ * <p>As JRMP's accepted connections, a connection on which nothing arrives for JRMP's read timeout
+ * ({@code sun.rmi.transport.tcp.readTimeout}, 2 hours) while none of its calls runs is closed; a client reconnects.
  */
 final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private static final ThreadLocal<FrameBuffer> REPLY =
@@ -41,6 +46,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private final FrameBuffer inbox = new FrameBuffer(512);
     private final Marshalling marshalling;
     private final FastChannel fast;
+    private final int readTimeoutMillis;
+    /** Calls running on threads other than the reader's (pool tasks, a handed-off reader's call): not idle. */
+    private final AtomicInteger detached = new AtomicInteger();
     /** The inline path's call state, reused. */
     private final Dispatcher.Call inlineCall = new Dispatcher.Call();
     private final ExportTable.Key key = new ExportTable.Key();
@@ -62,8 +70,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private volatile long upcalls;
     private final CountDownLatch ended = new CountDownLatch(1);
 
+    /** @param readTimeoutMillis JRMP's read timeout of accepted connections; 0: none */
     ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options,
-            Dispatcher dispatcher) {
+            Dispatcher dispatcher, int readTimeoutMillis) {
         this.link = link;
         this.connectionHandler = connectionHandler;
         this.exports = exports;
@@ -72,6 +81,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         this.dispatcher = dispatcher;
         this.fast = new FastChannel(options.typeCache, options.spareBytes);
         this.marshalling = new Marshalling(fast, options);
+        this.readTimeoutMillis = readTimeoutMillis;
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
     }
@@ -110,7 +120,17 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         try {
             while (true) {
                 fast.prepareRead();
-                FrameBuffer f = link.receive(this, 0);
+                FrameBuffer f;
+                try {
+                    f = link.receive(this, readTimeoutMillis);
+                } catch (SocketTimeoutException e) {
+                    if (detached.get() == 0) {
+                        return true; // idle for JRMP's read timeout: closed, as TCPTransport closes its connections
+                    }
+                    // calls run elsewhere: the connection is busy, not idle (a frame cut short by the timeout
+                    // leaves the stream out of step: the next read finds it malformed, and the connection ends)
+                    continue;
+                }
                 options.listener.bytes(0, f.length());
                 byte kind = f.array()[Frame.OFF_KIND];
                 switch (kind) {
@@ -135,7 +155,8 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                             }
                             complete(mine);
                             if (!upcall.compareAndSet(mine, null)) {
-                                end = false; // handed off: a pool thread reads this connection now
+                                detached.decrementAndGet(); // this call, handed off, has answered
+                                end = false; // a pool thread reads this connection now
                                 return false;
                             }
                         } else if (pool == null) {
@@ -152,9 +173,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                                 throw new MalformedFrameException("Remora connection from " + link.peer()
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
-                            pool.execute(new Task(this, null, c));
+                            execute(new Task(this, null, c));
                         } else {
-                            pool.execute(new Task(this, f, null));
+                            execute(new Task(this, f, null));
                         }
                         break;
                     case Frame.ACK:
@@ -229,6 +250,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                 || !upcall.compareAndSet(running, HANDED)) {
             return;
         }
+        detached.incrementAndGet(); // the running call, until its thread has answered
         try {
             pool.execute(this::readOnPool);
         } catch (RuntimeException | Error e) {
@@ -247,6 +269,17 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
             serve(new Dispatcher.Call());
         } finally {
             RmiInternals.setConnectionHandler(old);
+        }
+    }
+
+    /** A call for a pool thread; it counts as running (not idle) until answered. */
+    private void execute(Task t) {
+        detached.incrementAndGet();
+        try {
+            pool.execute(t);
+        } catch (RuntimeException | Error e) {
+            detached.decrementAndGet();
+            throw e;
         }
     }
 
@@ -272,6 +305,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                     conn.dispatch(frame);
                 }
             } finally {
+                conn.detached.decrementAndGet();
                 RmiInternals.setConnectionHandler(old);
             }
         }

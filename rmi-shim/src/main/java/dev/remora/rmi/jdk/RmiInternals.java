@@ -316,10 +316,24 @@ public final class RmiInternals {
     }
 
     /**
-     * {@code UnicastServerRef.suppressStackTraces} ({@code sun.rmi.server.suppressStackTraces}), read from the JDK's
-     * field so that it has the value JRMP uses: the JDK reads the property when that class is initialized (the
-     * application's first export), not when Remora starts, so a property set in {@code main} before counts.
+     * JRMP's own settings, read from the JDK's fields, so that each has the value JRMP itself uses: the JDK reads its
+     * {@code sun.rmi.*} properties once, when the class that holds the setting is initialized (the application's
+     * first export, accept or outgoing connection), not when Remora starts; a property the application sets in
+     * {@code main} before that counts, as it does for JRMP. Looked up on first use; reading initializes the class.
      */
+    private static final class Settings {
+        static int intField(String className, String field, String property, int dflt) {
+            try {
+                Class<?> c = Class.forName(className, false, Remote.class.getClassLoader());
+                return (int) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c, field,
+                        int.class).invoke();
+            } catch (Throwable t) {
+                return Integer.getInteger(property, dflt); // what that field is initialized from
+            }
+        }
+    }
+
+    /** {@code UnicastServerRef.suppressStackTraces} ({@code sun.rmi.server.suppressStackTraces}). */
     private static final class Suppress {
         static final boolean VALUE = read();
 
@@ -337,6 +351,32 @@ public final class RmiInternals {
     /** Whether JRMP clears the stack traces of exceptions before a server sends them. */
     public static boolean suppressStackTraces() {
         return Suppress.VALUE;
+    }
+
+    private static final class ReadTimeout {
+        static final int VALUE = Settings.intField("sun.rmi.transport.tcp.TCPTransport", "connectionReadTimeout",
+                "sun.rmi.transport.tcp.readTimeout", 2 * 3600 * 1000);
+    }
+
+    /**
+     * {@code TCPTransport.connectionReadTimeout} ({@code sun.rmi.transport.tcp.readTimeout}, default 2 hours): the
+     * read timeout JRMP sets on every accepted connection before it reads a byte; 0 or less: none.
+     */
+    public static int readTimeout() {
+        return ReadTimeout.VALUE;
+    }
+
+    private static final class HandshakeTimeout {
+        static final int VALUE = Settings.intField("sun.rmi.transport.tcp.TCPChannel", "handshakeTimeout",
+                "sun.rmi.transport.tcp.handshakeTimeout", 60_000);
+    }
+
+    /**
+     * {@code TCPChannel.handshakeTimeout} ({@code sun.rmi.transport.tcp.handshakeTimeout}, default 1 minute): how long
+     * a JRMP client waits for the server's part of the connection handshake; 0: forever.
+     */
+    public static int handshakeTimeout() {
+        return HandshakeTimeout.VALUE;
     }
 
     /**

@@ -120,6 +120,23 @@ final class Rig implements AutoCloseable {
                 .newInstance(liveRef);
     }
 
+    /** The port the rig's server router serves (as JRMP's port would be). */
+    int port() {
+        return ss.getLocalPort();
+    }
+
+    /** A UnicastRef for object {@code id} at host:port, as a stub from elsewhere would carry. */
+    static Object refTo(String host, int port, ObjID id) throws Throwable {
+        ClassLoader rmi = Remote.class.getClassLoader();
+        Class<?> ep = Class.forName("sun.rmi.transport.Endpoint", false, rmi);
+        Object endpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi)
+                .getConstructor(String.class, int.class).newInstance(host, port);
+        Class<?> liveRefClass = Class.forName("sun.rmi.transport.LiveRef", false, rmi);
+        Object liveRef = liveRefClass.getConstructor(ObjID.class, ep, boolean.class).newInstance(id, endpoint, false);
+        return Class.forName("sun.rmi.server.UnicastRef", false, rmi).getConstructor(liveRefClass)
+                .newInstance(liveRef);
+    }
+
     /** Unexports {@code impl} and keeps no reference to it (a test may then watch it being collected). */
     void unexport(Remote impl) throws java.rmi.NoSuchObjectException {
         exported.remove(impl);
@@ -130,6 +147,13 @@ final class Rig implements AutoCloseable {
     /** The stub JRMP made when {@code impl} was exported by {@link #export}. */
     Remote stub(Remote impl) {
         return stubs.get(impl);
+    }
+
+    /** Server-side sockets accepted so far (closed when their connection ended). */
+    List<Socket> accepted() {
+        synchronized (sockets) {
+            return new ArrayList<>(sockets);
+        }
     }
 
     /** The UnicastRef inside a stub (a dynamic proxy or a RemoteStub). */
