@@ -39,7 +39,9 @@ public interface ClassResolver {
                 "char", char.class, "short", short.class, "int", int.class, "long", long.class,
                 "float", float.class, "double", double.class, "void", void.class);
         private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
-        private static final String OURS = ClassResolver.class.getPackageName() + ".";
+        /** Remora's own packages (not its tests' or benchmarks' applications, which are the user's code). */
+        private static final String[] OURS = {"dev.remora.serializer.", "dev.remora.agent.", "dev.remora.rmi.",
+            "dev.remora.fabric.", "dev.remora.bootstrap."};
         private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
 
         private LatestUserDefinedLoader() {
@@ -52,7 +54,7 @@ public interface ClassResolver {
                 return p;
             }
             Optional<ClassLoader> loader = WALKER.walk(s -> s.map(StackWalker.StackFrame::getDeclaringClass)
-                    .filter(c -> !c.getName().startsWith(OURS)).map(Class::getClassLoader)
+                    .filter(c -> !ours(c.getName())).map(Class::getClassLoader)
                     .filter(l -> l != null && l != PLATFORM).findFirst());
             ClassLoader l = loader.orElse(null);
             if (l == null) {
@@ -63,6 +65,15 @@ public interface ClassResolver {
                 }
             }
             return Class.forName(name, false, l);
+        }
+
+        private static boolean ours(String className) {
+            for (String p : OURS) {
+                if (className.startsWith(p)) {
+                    return true;
+                }
+            }
+            return false;
         }
 
     }

@@ -1285,7 +1285,7 @@ public class RemoraObjectInput extends ObjectInputStream {
     }
 
     private void resolveProxy(RemoteType t) throws IOException, ClassNotFoundException {
-        if (host != null) { // the application stream's resolveProxyClass decides
+        if (host != null && host.resolvesProxyClasses()) { // the application stream's resolveProxyClass decides
             Class<?> c = host.resolveProxyClass(t.interfaces.clone());
             if (c == null) {
                 throw new ClassNotFoundException("null class");

@@ -15,6 +15,9 @@ public interface StreamHost {
      */
     Class<?> resolveClass(String name, long serialVersionUID) throws IOException, ClassNotFoundException;
 
+    /** Whether the subclass overrides {@code resolveProxyClass}; if not, the reader resolves proxies itself. */
+    boolean resolvesProxyClasses();
+
     /** The subclass's {@code resolveProxyClass(String[])}. */
     Class<?> resolveProxyClass(String[] interfaces) throws IOException, ClassNotFoundException;
 

@@ -1,5 +1,6 @@
 package dev.remora.agent.hooks;
 
+import dev.remora.serializer.ClassResolver;
 import dev.remora.serializer.StreamHost;
 import java.io.IOException;
 import java.io.ObjectInputStream;
@@ -26,8 +27,26 @@ final class SubclassHost implements StreamHost {
     /** Weak: the bridge's map holds the reader, and this, as the value of the stream's weak key. */
     private final WeakReference<ObjectInputStream> stream;
 
+    /** Whether the subclass overrides resolveClass / resolveProxyClass (else Remora applies the JDK's rule). */
+    private final boolean ownResolveClass;
+    private final boolean ownResolveProxyClass;
+
     SubclassHost(ObjectInputStream stream) {
         this.stream = new WeakReference<>(stream);
+        this.ownResolveClass = overrides(stream.getClass(), "resolveClass", ObjectStreamClass.class);
+        this.ownResolveProxyClass = overrides(stream.getClass(), "resolveProxyClass", String[].class);
+    }
+
+    private static boolean overrides(Class<?> c, String name, Class<?> param) {
+        for (; c != ObjectInputStream.class && c != null; c = c.getSuperclass()) {
+            try {
+                c.getDeclaredMethod(name, param);
+                return true;
+            } catch (NoSuchMethodException e) {
+                // not here: look further up
+            }
+        }
+        return false;
     }
 
     private ObjectInputStream stream() throws IOException {
@@ -40,6 +59,11 @@ final class SubclassHost implements StreamHost {
 
     @Override
     public Class<?> resolveClass(String name, long serialVersionUID) throws IOException, ClassNotFoundException {
+        if (!ownResolveClass) {
+            // the JDK's own resolveClass, called from here, would take Remora's class loader for the latest
+            // user-defined one on the stack; Remora's resolver applies the same rule past its own frames
+            return ClassResolver.latestUserDefinedLoader().resolve(name);
+        }
         ObjectStreamClass d = Handles.descriptor(name, serialVersionUID);
         try {
             return (Class<?>) Handles.RESOLVE_CLASS.invokeExact(stream(), d);
@@ -48,6 +72,11 @@ final class SubclassHost implements StreamHost {
         } catch (Throwable t) {
             throw new IOException(t);
         }
+    }
+
+    @Override
+    public boolean resolvesProxyClasses() {
+        return ownResolveProxyClass;
     }
 
     @Override
