@@ -76,6 +76,8 @@ final class ClassInfo {
     final char componentCode;
     final Class<?>[] interfaces;
     final String problem;
+    /** The class name the JDK puts in the InvalidClassException for {@link #problem} (null: none). */
+    final String problemClass;
     final byte[] descriptor;
 
     static ClassInfo of(Class<?> cl) {
@@ -98,6 +100,7 @@ final class ClassInfo {
         char cc = 0;
         Class<?>[] ifs = null;
         String prob = null;
+        boolean probNamesNoClass = false;
         byte k;
         boolean ser = Serializable.class.isAssignableFrom(cl);
         if (cl.isArray()) {
@@ -181,6 +184,11 @@ final class ClassInfo {
                 sl = new Slot[chain.size()];
                 for (int i = 0; i < sl.length; i++) {
                     sl[i] = new Slot(chain.get(i), !hidden);
+                    String bad = JdkSupport.serialFieldsProblem(chain.get(i));
+                    if (bad != null && prob == null) {
+                        prob = bad; // the JDK's ObjectStreamClass refuses the class: writes and reads fail
+                        probNamesNoClass = true; // and its message names no class
+                    }
                 }
             } catch (Throwable t) {
                 sl = null;
@@ -196,10 +204,11 @@ final class ClassInfo {
             alloc = c == Object.class;
         }
         this.allocate = alloc;
-        boolean f = k == PLAIN && sl != null && ct != null;
+        boolean f = k == PLAIN && sl != null && ct != null && prob == null;
         if (f) {
             for (Slot s : sl) {
-                if (s.writeObject != null || s.readObject != null || (s.codec == null && s.hasFields())) {
+                if (s.writeObject != null || s.readObject != null || (s.codec == null && s.hasFields())
+                        || s.unmatched) {
                     f = false;
                 }
             }
@@ -220,6 +229,7 @@ final class ClassInfo {
         this.componentCode = cc;
         this.interfaces = ifs;
         this.problem = prob;
+        this.problemClass = probNamesNoClass ? null : name;
         this.descriptor = encodeDescriptor();
     }
 

@@ -141,6 +141,36 @@ final class JdkSupport {
         }
     }
 
+    /**
+     * What the JDK's ObjectStreamClass finds wrong in {@code cl}'s serialPersistentFields (two fields of one name),
+     * or null. It keeps such a class's descriptor without fields and fails every write and read of it.
+     */
+    static String serialFieldsProblem(Class<?> cl) {
+        java.io.ObjectStreamField[] declared;
+        try {
+            java.lang.reflect.Field f = cl.getDeclaredField("serialPersistentFields");
+            int m = f.getModifiers();
+            if (!java.lang.reflect.Modifier.isStatic(m) || !java.lang.reflect.Modifier.isPrivate(m)
+                    || !java.lang.reflect.Modifier.isFinal(m) || f.getType() != java.io.ObjectStreamField[].class) {
+                return null;
+            }
+            f.setAccessible(true);
+            declared = (java.io.ObjectStreamField[]) f.get(null);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null; // none, or not ours to read (a JDK class): the JDK's own classes are well formed
+        }
+        if (declared == null) {
+            return null;
+        }
+        java.util.Set<String> names = new java.util.HashSet<>();
+        for (java.io.ObjectStreamField d : declared) {
+            if (d != null && !names.add(d.getName())) {
+                return "multiple serializable fields named " + d.getName();
+            }
+        }
+        return null;
+    }
+
     static OptionalDataException optionalDataEof() {
         return RF.newOptionalDataExceptionForSerialization(true);
     }

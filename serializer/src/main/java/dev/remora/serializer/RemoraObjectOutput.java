@@ -656,7 +656,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             throw new NotSerializableException(cl.getName());
         }
         if (ci.problem != null) {
-            throw new InvalidClassException(cl.getName(), ci.problem);
+            throw new InvalidClassException(ci.problemClass, ci.problem);
         }
         assign(obj, unshared);
         writeTag(Wire.T_OBJECT);
@@ -738,6 +738,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     private void writeDefaultFields(Object obj, Slot slot) throws IOException {
+        if (slot.unmatched) {
+            throw new InvalidClassException(slot.cl.getName(), "unmatched serializable field(s) declared");
+        }
         if (slot.codec != null) {
             slot.codec.write(obj, this);
         } else if (slot.get != null) {

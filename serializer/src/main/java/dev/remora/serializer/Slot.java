@@ -37,6 +37,11 @@ final class Slot {
     final MethodHandle jdkDefaultRead;
     final int access;
     final String accessProblem;
+    /**
+     * A field declared in serialPersistentFields with no matching field: default serialization of this class fails
+     * with the JDK's "unmatched serializable field(s) declared" (putFields/writeFields may still write it).
+     */
+    boolean unmatched;
 
     Slot(Class<?> cl, boolean generate) {
         this.cl = cl;
@@ -155,7 +160,9 @@ final class Slot {
             Class<?> t = codes[i] == 'L' || codes[i] == '[' ? Object.class : types[i];
             Field fld = real[i];
             if (fld == null) {
-                // declared in serialPersistentFields without a field: writes the default, reads are dropped
+                // declared in serialPersistentFields without a field: default serialization fails, as in the JDK;
+                // for putFields/readFields the accessors write the default and drop what is read
+                unmatched = true;
                 g[i] = MethodHandles.dropArguments(MethodHandles.zero(t), 0, Object.class);
                 s[i] = MethodHandles.empty(MethodType.methodType(void.class, Object.class, t));
                 continue;
