@@ -29,7 +29,11 @@
 #   TEST.ROOT is never patched. jtreg runs on the JDK under test (java -jar jtreg.jar, not /usr/bin/jtreg, which
 #   would take JAVA_HOME).
 #
-# Running: jtreg -agentvm -conc:2 (the fastest stable setting on 2 cores), the tree's ProblemList.txt excluded, the
+# Running: jtreg -agentvm -conc:4 -timeoutFactor:1. Measured on 2 vCPUs: the plain results are those of -conc:2;
+# RMI tests without a longer timeout of their own took at most about 40 s of their 120 s, with the agent too; a test
+# that hangs with the agent costs 2 minutes in one slot of four, not 8 in one of two (JDK 17's RMI suite: 2m08s
+# plain and 4m45s with the agent, two hangs; with -conc:2 -timeoutFactor:4 2m48s and 16m33s, three hangs). The
+# tree's ProblemList.txt is excluded, the
 # agent given as -javaoption:-javaagent:JAR (JAVA_TOOL_OPTIONS does not reach jtreg's test VMs; -javaoption does,
 # and through test.java.opts also the RMI test library's child JVMs). The agent jar is copied into the run's cache
 # folder first, so a rebuild of agent/target during the run cannot change it under running JVMs. Tests that bind
@@ -81,9 +85,12 @@ could not run (the message names the fix).
   --agent JAR          the agent jar (default agent/target/remora-agent.jar, built first when missing or older
                        than the sources; see --no-build). It is copied into the cache before the runs.
   --no-build           do not build the agent jar (and do not run scripts/setup.sh)
-  --conc N             jtreg -conc (default 2)
-  --timeout-factor N   jtreg -timeoutFactor (default 4, as OpenJDK's make test; a test that hangs costs
-                       120 s x N)
+  --conc N             jtreg -conc (default 4: most RMI tests wait rather than compute, and a test that hangs
+                       with the agent then blocks one slot of four; on this 2-vCPU machine the plain results were
+                       the same as with -conc:2)
+  --timeout-factor N   jtreg -timeoutFactor (default 1: 120 s for a test without its own timeout, about 3 times
+                       the slowest RMI test here; a test that hangs costs 120 s x N. OpenJDK's make test uses 4:
+                       take that when a slow machine times tests out in the plain run too)
   --jtreg-opt OPT      one more jtreg option for both runs (repeatable), e.g. --jtreg-opt -verbose:fail
   --src V=DIR          use the OpenJDK source tree DIR (holding test/jdk and test/lib) for JDK V (17 or 25)
                        instead of a Debian source package
@@ -118,7 +125,7 @@ fmt_s() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # ---------------------------------------------------------------- options
 ORIG_ARGS="$*"
-JDKS_ARG=all; SUITE=rmi; AGENT=""; BUILD=1; CONC=2; TIMEOUT_FACTOR=4; FETCH_ONLY=0; OUT=""
+JDKS_ARG=all; SUITE=rmi; AGENT=""; BUILD=1; CONC=4; TIMEOUT_FACTOR=1; FETCH_ONLY=0; OUT=""
 declare -a EXTRA_OPTS=() PATHS=()
 declare -A SRC_OVERRIDE=()
 while [[ $# -gt 0 ]]; do
@@ -197,7 +204,7 @@ done
 declare -A JDK_HOME=() JDK_VERSION=()
 for v in "${JDKS[@]}"; do
     if [[ "$v" = 17 ]]; then home="$JDK17"; var=REMORA_JDK17; fix="apt-get install openjdk-17-jdk-headless (scripts/setup.sh does)"
-    else home="$JDK25"; var=REMORA_JDK25; fix="install a JDK 25 (e.g. Eclipse Temurin 25) at $JDK25"; fi
+    else home="$JDK25"; var=REMORA_JDK25; fix="install a JDK 25 (e.g. Eclipse Temurin 25 at /usr/lib/jvm/temurin-25-jdk-amd64)"; fi
     [[ -x "$home/bin/java" && -x "$home/bin/javac" ]] \
         || die "no JDK $v at $home (need bin/java and bin/javac): $fix, or set $var=/path/to/jdk-$v; or run '$PROG $([[ $v = 17 ]] && echo 25 || echo 17)' for the other JDK alone"
     ver="$(sed -n 's/^JAVA_VERSION="\(.*\)"$/\1/p' "$home/release" 2>/dev/null)"
@@ -573,9 +580,11 @@ why() {
     if [[ "$t" == *#* ]]; then jtr="$work/${base}_${t##*#}.jtr"; else jtr="$work/$base.jtr"; fi
     exc=""
     if [[ -f "$jtr" ]]; then
+        # the first line that names a Throwable (java.lang.RuntimeException: ..., TestFailedException: ...)
         exc="$(awk '/^#section:/ { insec = 1 } insec && /^----------(System\.out|System\.err|output)/ { out = 1; next }
                     out && /^----------/ { out = 0 }
-                    out && /(Exception|Error|FAILED|[Ff]ailed)([: ]|$)/ && !/^\tat / { sub(/^[ \t]+/, ""); print; exit }' "$jtr" | cut -c1-240)"
+                    out && /(^|[ :])([A-Za-z_$][A-Za-z0-9_$]*\.)*[A-Z][A-Za-z0-9_$]*(Exception|Error)(:|$)/ && !/^[ \t]*at / {
+                        sub(/^[ \t]+/, ""); print; exit }' "$jtr" | cut -c1-240)"
     fi
     if [[ -n "$exc" && "$reason" != *"$exc"* ]]; then echo "$reason | $exc"; else echo "$reason"; fi
 }
