@@ -113,35 +113,6 @@ final class JdkSupport {
     }
 
     /**
-     * Puts {@code f} in {@code s}'s own filter slot (the JDK's private {@code serialFilter}) without calling the
-     * filter factory: a reader of Remora's is an ObjectInputStream only to be handed to classes' readObject, and an
-     * application's factory must not see it as a stream of its own. False where java.io is not open to this module
-     * (without the agent); the caller then uses setObjectInputFilter.
-     */
-    static boolean setFilterSlot(java.io.ObjectInputStream s, java.io.ObjectInputFilter f) {
-        java.lang.invoke.VarHandle h = FilterSlot.HANDLE;
-        if (h == null) {
-            return false;
-        }
-        h.set(s, f);
-        return true;
-    }
-
-    private static final class FilterSlot {
-        static final java.lang.invoke.VarHandle HANDLE = find();
-
-        private static java.lang.invoke.VarHandle find() {
-            try {
-                return MethodHandles.privateLookupIn(java.io.ObjectInputStream.class, MethodHandles.lookup())
-                        .findVarHandle(java.io.ObjectInputStream.class, "serialFilter",
-                                java.io.ObjectInputFilter.class);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                return null; // java.io not opened to this module
-            }
-        }
-    }
-
-    /**
      * What the JDK's ObjectStreamClass finds wrong in {@code cl}'s serialPersistentFields (two fields of one name),
      * or null. It keeps such a class's descriptor without fields and fails every write and read of it.
      */

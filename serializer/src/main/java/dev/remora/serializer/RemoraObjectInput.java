@@ -131,7 +131,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         this.source = source;
         if (options.boundArraysByMessage()) {
             guard = new Guard(getObjectInputFilter());
-            if (!JdkSupport.setFilterSlot(this, guard)) {
+            if (!FilterSlot.set(this, guard)) {
                 setObjectInputFilter(guard);
             }
         } else {
