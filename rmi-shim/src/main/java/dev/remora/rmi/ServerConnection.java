@@ -143,7 +143,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         if (auto) {
                             prepare(f, mine); // in arrival order; nobody else reads until the call starts
                             if (fast.broken() != null) {
-                                complete(mine);
+                                dispatcher.complete(mine, REPLY.get(), marshalling.writer, this);
                                 throw new MalformedFrameException("Remora connection from " + link.peer()
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
@@ -153,7 +153,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                             if (DispatchWatchdog.parked) {
                                 DispatchWatchdog.wake();
                             }
-                            complete(mine);
+                            dispatcher.complete(mine, REPLY.get(), marshalling.writer, this);
                             if (!upcall.compareAndSet(mine, null)) {
                                 detached.decrementAndGet(); // this call, handed off, has answered
                                 end = false; // a pool thread reads this connection now
@@ -169,7 +169,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                             Dispatcher.Call c = new Dispatcher.Call();
                             prepare(f, c); // in arrival order, see FastChannel
                             if (fast.broken() != null) {
-                                complete(c);
+                                dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
                                 throw new MalformedFrameException("Remora connection from " + link.peer()
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
@@ -300,7 +300,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
             Object old = RmiInternals.setConnectionHandler(conn.connectionHandler);
             try {
                 if (call != null) {
-                    conn.complete(call);
+                    conn.dispatcher.complete(call, REPLY.get(), conn.marshalling.writer, conn);
                 } else {
                     conn.dispatch(frame);
                 }
@@ -311,11 +311,14 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         }
     }
 
-    /** One call: prepare and complete, on this thread. */
+    /**
+     * One call: prepare and complete, on this thread. Dispatcher.complete is called directly everywhere, not through
+     * a method of this class: each frame under the invocation is serialized with every exception a call throws.
+     */
     void dispatch(FrameBuffer f) {
         Dispatcher.Call c = pool == null ? inlineCall : new Dispatcher.Call();
         prepare(f, c);
-        complete(c);
+        dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
     }
 
     /** The call in frame {@code f}: its target, method and arguments (see {@link Dispatcher#prepare}). */
@@ -330,11 +333,6 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         f.position(Frame.CALL_HEADER);
         dispatcher.prepare(c, target, FrameBuffer.getLong(a, Frame.OFF_HASH), f, marshalling.reader(a[Frame.OFF_FLAGS]),
                 null);
-    }
-
-    /** Invokes and answers (see {@link Dispatcher#complete}). */
-    private void complete(Dispatcher.Call c) {
-        dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
     }
 
     @Override
