@@ -150,7 +150,8 @@ final class Replies {
     static StackTraceElement withLine(StackTraceElement e, int line) {
         try {
             java.io.ByteArrayOutputStream b = new java.io.ByteArrayOutputStream();
-            try (java.io.ObjectOutputStream o = new java.io.ObjectOutputStream(b)) {
+            // subclasses (empty): under remora.oos=fast an exact stream would write Remora's format, not the JDK's
+            try (java.io.ObjectOutputStream o = new java.io.ObjectOutputStream(b) { }) {
                 o.writeObject(e);
             }
             byte[] a = b.toByteArray();
@@ -161,7 +162,7 @@ final class Replies {
                     a[i + 5] = (byte) (line >>> 8);
                     a[i + 6] = (byte) line;
                     try (java.io.ObjectInputStream in = new java.io.ObjectInputStream(
-                            new java.io.ByteArrayInputStream(a))) {
+                            new java.io.ByteArrayInputStream(a)) { }) {
                         StackTraceElement c = (StackTraceElement) in.readObject();
                         if (c.getLineNumber() == line && c.getClassName().equals(e.getClassName())
                                 && c.getMethodName().equals(e.getMethodName()) && c.toString().equals(
