@@ -37,8 +37,11 @@ package dev.remora.rmi.wire;
 public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
-    /** 2: the fabric handshake carries shared rings (FabricTechnology). */
-    public static final short VERSION = 2;
+    /**
+     * 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
+     * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
+     */
+    public static final short VERSION = 3;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;
