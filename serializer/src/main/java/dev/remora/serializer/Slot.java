@@ -184,6 +184,12 @@ final class Slot {
             }
             g[i] = getter.asType(MethodType.methodType(t, Object.class));
             s[i] = setter.asType(MethodType.methodType(void.class, Object.class, t));
+            if (!fld.getType().isPrimitive() && fld.getType() != Object.class) {
+                // a value of another class (an evolved field's type): the JDK's message, naming field and classes
+                s[i] = MethodHandles.catchException(s[i], ClassCastException.class, MethodHandles.insertArguments(
+                        CastFailed.HANDLE, 0, fld.getDeclaringClass().getName(), fld.getName(),
+                        fld.getType().getName()));
+            }
         }
         return lk != null || !any ? ACCESS_LOOKUP : ACCESS_UNSAFE;
     }
@@ -212,6 +218,30 @@ final class Slot {
         MethodHandle h = MethodHandles.lookup().findVirtual(sun.misc.Unsafe.class, "get" + kind,
                 MethodType.methodType(rt, Object.class, long.class));
         return MethodHandles.insertArguments(h.bindTo(u), 1, off);
+    }
+
+    /** Throws the ClassCastException the JDK's field reflector throws for a value of the wrong class. */
+    static final class CastFailed {
+        static final MethodHandle HANDLE;
+
+        static {
+            try {
+                HANDLE = MethodHandles.lookup().findStatic(CastFailed.class, "fail", MethodType.methodType(void.class,
+                        String.class, String.class, String.class, ClassCastException.class, Object.class,
+                        Object.class));
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private CastFailed() {
+        }
+
+        static void fail(String owner, String field, String type, ClassCastException e, Object obj, Object val) {
+            throw new ClassCastException("cannot assign instance of " + (val == null ? "null" : val.getClass()
+                    .getName()) + " to field " + owner + "." + field + " of type " + type + " in instance of "
+                    + obj.getClass().getName());
+        }
     }
 
     private static MethodHandle unsafeSetter(sun.misc.Unsafe u, Class<?> t, long off)
