@@ -5,7 +5,9 @@ import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.net.SocketTimeoutException;
+import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -40,6 +42,14 @@ final class ClientConnection implements Link.Sink {
     private final AtomicInteger inflight = new AtomicInteger();
     private final FrameBuffer discard = new FrameBuffer(256);
     private final long idleCheckNanos;
+    private final int responseTimeoutMillis;
+    /** Each calling thread's lane and whether a call of it is in flight (see {@link #takeLane}). */
+    private final ThreadLocal<int[]> myLane = new ThreadLocal<>();
+    /** The thread holding each lane (lane n at n - 1), weakly: a dead thread pins nothing; guarded by laneLock. */
+    @SuppressWarnings("unchecked")
+    private WeakReference<Thread>[] laneHolders = new WeakReference[8];
+    private int lanesMade;
+    private final Object laneLock = new Object();
     private PendingCall deliverTo; // guarded by readLock
     private volatile IOException dead;
     private volatile long lastUse = System.nanoTime();
@@ -50,6 +60,65 @@ final class ClientConnection implements Link.Sink {
         this.fast = new FastChannel(options.typeCache, options.spareBytes);
         this.marshalling = new Marshalling(fast, options);
         this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(options.idleCheckMillis);
+        this.responseTimeoutMillis = options.responseTimeout();
+    }
+
+    /**
+     * The calling thread's lane: what a JRMP connection is to its client thread. JRMP serves each connection on one
+     * server thread, so a thread that keeps calling keeps its server thread; Remora multiplexes calls on one
+     * connection, so it numbers the connections they would have had. A thread keeps its lane while it lives (the
+     * server serves a lane on one thread while its calls keep coming, see {@link ServerConnection}); a dead thread's
+     * lane goes to the next new calling thread, as JRMP hands a freed connection on. 0 is no lane: a second call of a
+     * thread whose lane is busy (a call made while one of its own is in flight), or after 65535 live calling threads.
+     */
+    int takeLane() {
+        int[] mine = myLane.get();
+        if (mine == null) {
+            mine = new int[] {newLane(), 0};
+            myLane.set(mine);
+        }
+        if (mine[1] != 0) {
+            return 0;
+        }
+        mine[1] = 1;
+        return mine[0];
+    }
+
+    void releaseLane(int lane) {
+        int[] mine = myLane.get();
+        if (lane != 0 && mine != null && mine[0] == lane) {
+            mine[1] = 0;
+        }
+    }
+
+    /**
+     * The calling thread's call on its lane timed out: the thread takes a new lane for its next call, as JRMP
+     * discards a connection whose read timed out, whose server thread may still be busy with the call. The old lane
+     * stays out of use while the thread lives.
+     */
+    void abandonLane() {
+        myLane.remove();
+    }
+
+    private int newLane() {
+        Thread me = Thread.currentThread();
+        synchronized (laneLock) {
+            for (int i = 0; i < lanesMade; i++) {
+                Thread t = laneHolders[i].get();
+                if (t == null || !t.isAlive()) {
+                    laneHolders[i] = new WeakReference<>(me);
+                    return i + 1;
+                }
+            }
+            if (lanesMade == 0xffff) {
+                return 0;
+            }
+            if (lanesMade == laneHolders.length) {
+                laneHolders = Arrays.copyOf(laneHolders, lanesMade * 2);
+            }
+            laneHolders[lanesMade++] = new WeakReference<>(me);
+            return lanesMade;
+        }
     }
 
     boolean isDead() {
@@ -126,7 +195,7 @@ final class ClientConnection implements Link.Sink {
      * @throws IOException the connection broke, or the response timeout passed
      */
     void await(PendingCall pc) throws IOException {
-        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(options.responseTimeoutMillis);
+        long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(responseTimeoutMillis);
         long deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
         while (true) {
             int s = pc.state.get();
@@ -160,7 +229,7 @@ final class ClientConnection implements Link.Sink {
 
     private void timeOut(PendingCall pc) {
         SocketTimeoutException e = new SocketTimeoutException("no reply from " + link.peer() + " within "
-                + options.responseTimeoutMillis + " ms (sun.rmi.transport.tcp.responseTimeout)");
+                + responseTimeoutMillis + " ms (sun.rmi.transport.tcp.responseTimeout)");
         if (pc.state.compareAndSet(PendingCall.WAITING, PendingCall.TIMED_OUT)) {
             pc.failure = e;
         }

@@ -108,7 +108,9 @@ public final class RemoraRouter implements CallRouter {
                 return null;
             }
             // re is not JRMP_ONLY: a TCP endpoint without socket factories, as every export in the table
-            local = exports.local(id, re.port);
+            // co-located: the caller's thread runs the call, which no response timeout can then bound; with one set,
+            // the call takes a connection, as JRMP's co-located calls take a socket that the timeout bounds
+            local = options.responseTimeout() == 0 ? exports.local(id, re.port) : null;
             if (local != null) {
                 handler = LocalCall.handler(local, re.host);
             }
@@ -149,6 +151,16 @@ public final class RemoraRouter implements CallRouter {
 
     private Object[] call(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args) {
         PendingCall pc = calls.get();
+        int lane = c.takeLane();
+        try {
+            return call(c, pc, lane, id, hash, mi, args);
+        } finally {
+            c.releaseLane(lane);
+        }
+    }
+
+    private Object[] call(ClientConnection c, PendingCall pc, int lane, ObjID id, long hash, Marshal.MethodInfo mi,
+            Object[] args) {
         FrameBuffer out = pc.out;
         Marshaller writer = c.marshalling.writer;
         boolean raw = mi.rawArgs;
@@ -159,6 +171,7 @@ public final class RemoraRouter implements CallRouter {
         try {
             try {
                 Frame.begin(out, Frame.CALL, raw ? 0 : writer.flag(), 0);
+                out.putShort(Frame.OFF_LANE, lane);
                 id.write(out);
                 out.writeLong(hash);
                 if (raw) {
@@ -190,6 +203,9 @@ public final class RemoraRouter implements CallRouter {
         try {
             c.await(pc);
         } catch (IOException e) {
+            if (e instanceof SocketTimeoutException) {
+                c.abandonLane();
+            }
             return new Object[] {null, new UnmarshalException("Error unmarshaling return header", e)};
         } finally {
             c.unregister(pc);

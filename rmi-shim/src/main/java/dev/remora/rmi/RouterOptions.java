@@ -26,7 +26,6 @@ public final class RouterOptions {
     int poolThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     int probeTimeoutMillis = 2000;
     int connectTimeoutMillis = 10_000;
-    int responseTimeoutMillis = Integer.getInteger("sun.rmi.transport.tcp.responseTimeout", 0);
     int idleCheckMillis = 1000;
     int maxFrameBytes = 512 * 1024 * 1024;
     RouterListener listener = RouterListener.NONE;
@@ -46,6 +45,8 @@ public final class RouterOptions {
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
     private int handshakeTimeoutMillis = -1;
+    private int responseTimeoutMillis = -1;
+    private long laneIdleMillis = -1;
 
     public static RouterOptions defaults() {
         return new RouterOptions();
@@ -87,10 +88,32 @@ public final class RouterOptions {
         return this;
     }
 
-    /** Like {@code sun.rmi.transport.tcp.responseTimeout} (its default): 0 waits for a reply forever. */
+    /**
+     * How long a client waits for a call's reply (0: forever); by default JRMP's own
+     * {@code sun.rmi.transport.tcp.responseTimeout}, as {@code TCPChannel} read it (tests set it here).
+     */
     public RouterOptions responseTimeoutMillis(int ms) {
-        responseTimeoutMillis = ms;
+        responseTimeoutMillis = Math.max(0, ms);
         return this;
+    }
+
+    int responseTimeout() {
+        return responseTimeoutMillis >= 0 ? responseTimeoutMillis : Math.max(0, RmiInternals.responseTimeout());
+    }
+
+    /**
+     * How long a server thread that served a client thread's call waits for that client thread's next call before it
+     * lets the client thread go (its next call is then served by any thread); by default JRMP's own
+     * {@code sun.rmi.transport.connectionTimeout} (15 s), how long a JRMP client keeps an idle connection and so its
+     * server thread (tests set it here).
+     */
+    public RouterOptions laneIdleMillis(long ms) {
+        laneIdleMillis = Math.max(1, ms);
+        return this;
+    }
+
+    long laneIdle() {
+        return laneIdleMillis >= 0 ? laneIdleMillis : Math.max(1, RmiInternals.connectionTimeout());
     }
 
     /** A connection idle longer than this is checked for a closed peer before a call is sent on it. */

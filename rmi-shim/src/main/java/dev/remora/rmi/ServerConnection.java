@@ -10,6 +10,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.rmi.Remote;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,13 +19,21 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The server side of one Remora connection: reads frames on the thread that accepted the connection (JRMP's
- * connection thread, as JRMP itself does) and serves calls through the {@link Dispatcher} (JRMP's semantics), either
- * on that thread ({@code inline}), on the router's pool ({@code pool}), or ({@code auto}) on the reading thread
- * until a call outlasts the hand-off time, when {@link DispatchWatchdog} gives reading to a pool thread and the
- * thread that ran the call stops reading once it has answered (the connection's thread then waits for the end).
+ * connection thread, as JRMP itself does) and serves calls through the {@link Dispatcher} (JRMP's semantics).
+ *
+ * <p>Threads as JRMP has them: every call carries its client thread's lane ({@link Frame#OFF_LANE}), and a lane's
+ * consecutive calls run on one thread for as long as they keep coming within the lane idle time (JRMP's client
+ * connection timeout), as the calls of one JRMP connection run on its connection's thread; applications keep state
+ * confined to that thread (ThreadLocals, a remote engine that checks its owner). {@code inline}: every call on the
+ * reading thread. {@code pool}: each lane on a pool thread bound to it ({@link Lane}). {@code auto}: the reader's
+ * lane (the first it meets, or the next one once its own has been idle) on the reading thread, every other lane on a
+ * pool thread; when a call on the reading thread outlasts the hand-off time, {@link DispatchWatchdog} binds its lane
+ * to that thread and gives reading to a pool thread; the old reader stops reading once it has answered and serves its
+ * lane until it is idle (the connection's own thread then waits for the end).
  *
  * <p>A call whose arguments use the fast serializer ({@link Frame#FLAG_FAST}) is decoded on the reading thread even
  * with the pool, because type ids must be learnt in arrival order ({@link FastChannel}); the pool thread then invokes
@@ -68,7 +77,16 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private volatile long upcallSince;
     /** Calls the reader started (written by the reader only; the watchdog sees activity). */
     private volatile long upcalls;
+    /** The lane of the reader's running call, and the reader: a hand-off leaves that lane to that thread. */
+    private volatile int upcallLane;
+    private volatile Thread readerThread;
     private final CountDownLatch ended = new CountDownLatch(1);
+
+    // lanes (pool and auto): a client thread's calls, served on one thread while it keeps calling (Frame.OFF_LANE)
+    /** Lanes bound to a thread other than the reader (auto) or to a pool thread (pool); see {@link Lane}. */
+    private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
+    private final long laneIdleNanos;
+    private volatile boolean closed;
 
     /** @param readTimeoutMillis JRMP's read timeout of accepted connections; 0: none */
     ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options,
@@ -84,6 +102,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         this.readTimeoutMillis = readTimeoutMillis;
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
+        this.laneIdleNanos = TimeUnit.MILLISECONDS.toNanos(options.laneIdle());
     }
 
     @Override
@@ -117,6 +136,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
      */
     private boolean serve(Dispatcher.Call mine) {
         boolean end = true;
+        readerThread = Thread.currentThread();
+        int readerLane = 0; // auto: the lane this thread serves itself (0: none yet)
+        long readerLaneEnd = 0; // when its last call ended
         try {
             while (true) {
                 fast.prepareRead();
@@ -140,13 +162,29 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                             throw new MalformedFrameException("malformed Remora frame from " + link.peer() + ": a "
                                     + Frame.kindName(kind) + " of " + f.length() + " bytes; connection closed");
                         }
+                        int lane = FrameBuffer.getShort(f.array(), Frame.OFF_LANE) & 0xffff;
                         if (auto) {
-                            prepare(f, mine); // in arrival order; nobody else reads until the call starts
+                            Lane bound = lane == 0 ? null : lanes.get(lane);
+                            if (bound != null && bound.owner == Thread.currentThread()) {
+                                bound = null; // a hand-off that did not happen (see handOffIfStuck): still ours
+                            }
+                            boolean inline = bound == null && (lane == readerLane || readerLane == 0 || lane == 0
+                                    || System.nanoTime() - readerLaneEnd > laneIdleNanos);
+                            Dispatcher.Call c = inline ? mine : new Dispatcher.Call();
+                            prepare(f, c); // in arrival order; nobody else reads until the call starts
                             if (fast.broken() != null) {
-                                dispatcher.complete(mine, REPLY.get(), marshalling.writer, this);
+                                dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
                                 throw new MalformedFrameException("Remora connection from " + link.peer()
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
+                            if (!inline) { // another client thread's: served by its own thread, as JRMP's would be
+                                toLane(bound, lane, new Task(this, null, c));
+                                break;
+                            }
+                            if (lane != 0) {
+                                readerLane = lane;
+                            }
+                            upcallLane = lane;
                             upcallSince = System.nanoTime();
                             upcall.set(mine);
                             upcalls++; // only this thread writes it
@@ -157,8 +195,13 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                             if (!upcall.compareAndSet(mine, null)) {
                                 detached.decrementAndGet(); // this call, handed off, has answered
                                 end = false; // a pool thread reads this connection now
+                                Lane kept = lane == 0 ? null : lanes.get(lane);
+                                if (kept != null && kept.owner == Thread.currentThread()) {
+                                    kept.work(); // this client thread's next calls, until it stops calling
+                                }
                                 return false;
                             }
+                            readerLaneEnd = upcallSince; // a call's start is near enough its end for a 15 s idle
                         } else if (pool == null) {
                             dispatch(f);
                             if (fast.broken() != null) {
@@ -173,9 +216,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                                 throw new MalformedFrameException("Remora connection from " + link.peer()
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
-                            execute(new Task(this, null, c));
+                            toLane(lane, new Task(this, null, c));
                         } else {
-                            execute(new Task(this, f, null));
+                            toLane(lane, new Task(this, f, null));
                         }
                         break;
                     case Frame.ACK:
@@ -209,9 +252,13 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
 
     /** The connection is over: frees it and releases the thread waiting in {@link #run}. */
     private void finish() {
+        closed = true;
         link.close();
         fast.close();
         pinned.clear();
+        for (Lane l : lanes.values()) {
+            l.wake();
+        }
         if (auto) {
             DispatchWatchdog.unregister(this);
         }
@@ -246,8 +293,20 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
      */
     void handOffIfStuck(long now) {
         Dispatcher.Call running = upcall.get();
-        if (running == null || running == HANDED || now - upcallSince < handoffNanos
-                || !upcall.compareAndSet(running, HANDED)) {
+        if (running == null || running == HANDED || now - upcallSince < handoffNanos) {
+            return;
+        }
+        // the running call's client thread keeps its server thread: its lane is bound to the reader before the
+        // hand-off, so that a next call the new reader reads (once this one has answered) goes to this thread
+        int lane = upcallLane;
+        Lane kept = lane == 0 ? null : new Lane(lane, readerThread);
+        if (kept != null && lanes.putIfAbsent(lane, kept) != null) {
+            kept = null;
+        }
+        if (!upcall.compareAndSet(running, HANDED)) {
+            if (kept != null) {
+                lanes.remove(lane, kept); // the call ended first: the reader keeps reading and its lane
+            }
             return;
         }
         detached.incrementAndGet(); // the running call, until its thread has answered
@@ -272,14 +331,112 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         }
     }
 
-    /** A call for a pool thread; it counts as running (not idle) until answered. */
-    private void execute(Task t) {
+    /** A call for its lane's thread (pool dispatch); lane 0 is served by any pool thread. */
+    private void toLane(int lane, Task t) {
+        toLane(lane == 0 ? null : lanes.get(lane), lane, t);
+    }
+
+    /**
+     * A call for the thread that serves its lane: {@code bound} (the lane's entry, or null) if it still takes calls,
+     * else a pool thread that becomes the lane's. It counts as running (not idle) until answered.
+     */
+    private void toLane(Lane bound, int lane, Task t) {
         detached.incrementAndGet();
         try {
-            pool.execute(t);
+            if (bound != null && bound.offer(t)) {
+                return;
+            }
+            if (lane == 0) {
+                pool.execute(t);
+                return;
+            }
+            Lane l = new Lane(lane, null);
+            l.offer(t);
+            lanes.put(lane, l); // replaces a lane whose thread let go just now
+            try {
+                pool.execute(l);
+            } catch (RuntimeException | Error e) {
+                lanes.remove(lane, l);
+                throw e;
+            }
         } catch (RuntimeException | Error e) {
             detached.decrementAndGet();
             throw e;
+        }
+    }
+
+    /**
+     * One client thread's calls (one lane): served by one thread, as a JRMP connection's calls are served by its
+     * connection thread, for as long as they keep coming within the lane idle time (JRMP's client connection timeout).
+     * The thread is a pool thread ({@link #run}) or, after a hand-off, the reader that ran the lane's long call.
+     */
+    private final class Lane implements Runnable {
+        final int id;
+        /** The thread serving the lane; null until a pool thread starts on it. */
+        volatile Thread owner;
+        private final ArrayDeque<Task> queue = new ArrayDeque<>(2); // guarded by this
+        private boolean live = true; // guarded by this: takes calls
+
+        Lane(int id, Thread owner) {
+            this.id = id;
+            this.owner = owner;
+        }
+
+        /** Queues a call if the lane's thread still serves it. */
+        boolean offer(Task t) {
+            Thread o;
+            synchronized (this) {
+                if (!live) {
+                    return false;
+                }
+                queue.add(t);
+                o = owner;
+            }
+            if (o != null) {
+                LockSupport.unpark(o);
+            }
+            return true;
+        }
+
+        void wake() {
+            Thread o = owner;
+            if (o != null) {
+                LockSupport.unpark(o);
+            }
+        }
+
+        /** A pool thread that becomes the lane's. */
+        @Override
+        public void run() {
+            owner = Thread.currentThread();
+            Object old = RmiInternals.setConnectionHandler(connectionHandler);
+            try {
+                work();
+            } finally {
+                RmiInternals.setConnectionHandler(old);
+            }
+        }
+
+        /** Serves the lane's calls until none came for the lane idle time or the connection ended. */
+        void work() {
+            long deadline = System.nanoTime() + laneIdleNanos;
+            while (true) {
+                Task t;
+                synchronized (this) {
+                    t = queue.poll();
+                    if (t == null && (closed || System.nanoTime() - deadline >= 0)) {
+                        live = false;
+                        lanes.remove(id, this);
+                        return;
+                    }
+                }
+                if (t == null) {
+                    LockSupport.parkNanos(this, deadline - System.nanoTime());
+                    continue;
+                }
+                t.serve();
+                deadline = System.nanoTime() + laneIdleNanos;
+            }
         }
     }
 
@@ -293,6 +450,19 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
             this.conn = conn;
             this.frame = frame;
             this.call = call;
+        }
+
+        /** On a lane's thread, whose connection handler is set. */
+        void serve() {
+            try {
+                if (call != null) {
+                    conn.dispatcher.complete(call, REPLY.get(), conn.marshalling.writer, conn);
+                } else {
+                    conn.dispatch(frame);
+                }
+            } finally {
+                conn.detached.decrementAndGet();
+            }
         }
 
         @Override

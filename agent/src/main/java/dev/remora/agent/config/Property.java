@@ -60,9 +60,12 @@ public enum Property {
     TYPECACHE("remora.typecache", "connection", values("connection", "call"),
             "Fast serializer's type cache: connection = a class is described once per connection, call = every call."),
     DISPATCH("remora.dispatch", "auto", values("auto", "pool", "inline"),
-            "Server threads for Remora calls: auto = on the receiving thread, a pool thread takes over receiving when a"
-                    + " call runs longer than remora.dispatch.handoff; pool = always a pool thread; inline = always the"
-                    + " receiving thread (a blocked call holds up its connection)."),
+            "Server threads for Remora calls. Whatever the mode, a client thread that keeps calling is served by one"
+                    + " server thread, as by its JRMP connection's thread. auto = the first client thread on the"
+                    + " receiving thread, others on pool threads, and a pool thread takes over receiving when a call"
+                    + " runs longer than remora.dispatch.handoff; pool = always pool threads; inline = always the"
+                    + " receiving thread (every client thread of a JVM on one server thread; a blocked call holds up"
+                    + " its connection)."),
     DISPATCH_HANDOFF("remora.dispatch.handoff", "1000", integer(10, 60_000_000),
             "Microseconds a call may run on the receiving thread (remora.dispatch=auto) before a pool thread takes"
                     + " over receiving on its connection."),

@@ -28,6 +28,18 @@ public interface Conf extends Remote {
 
     Object echo(Object o) throws RemoteException;
 
+    /**
+     * A load-testing tool's remote engine: makes the calling thread the engine's owner (with a ThreadLocal), taking
+     * {@code millis}, longer than Remora's hand-off time.
+     */
+    void configure(int millis) throws RemoteException;
+
+    /** Null if this call runs on the owner with its ThreadLocal, else what differs. */
+    String check() throws RemoteException;
+
+    /** Returns after {@code millis}. */
+    int sleep(int millis) throws RemoteException;
+
     class PingException extends Exception {
         private static final long serialVersionUID = 1L;
     }
@@ -116,6 +128,34 @@ public interface Conf extends Remote {
         @Override
         public Object echo(Object o) {
             return o;
+        }
+
+        private volatile Thread owner;
+        private final ThreadLocal<String> configured = new ThreadLocal<>();
+
+        @Override
+        public void configure(int millis) {
+            owner = Thread.currentThread();
+            configured.set("configured");
+            sleep(millis);
+        }
+
+        @Override
+        public String check() {
+            if (owner != Thread.currentThread()) {
+                return "configured on another thread";
+            }
+            return configured.get() == null ? "ThreadLocal empty" : null;
+        }
+
+        @Override
+        public int sleep(int millis) {
+            try {
+                Thread.sleep(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return millis;
         }
     }
 }

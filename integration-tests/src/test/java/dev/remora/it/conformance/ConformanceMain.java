@@ -35,7 +35,12 @@ public final class ConformanceMain {
                 ready();
                 break;
             case "client":
-                checks((Conf) LocateRegistry.getRegistry("127.0.0.1", port).lookup("conf"));
+                // set in main, before JRMP's client reads it (it used to be read at the agent's premain)
+                System.setProperty("sun.rmi.transport.tcp.responseTimeout", "1000");
+                Conf remote = (Conf) LocateRegistry.getRegistry("127.0.0.1", port).lookup("conf");
+                checks(remote);
+                out("slow (responseTimeout 1000 ms) " + classes(() -> remote.sleep(3000)));
+                out("after slow " + describe(() -> remote.echo("fine")));
                 System.exit(0);
                 break;
             case "readtimeout":
@@ -95,6 +100,33 @@ public final class ConformanceMain {
             return null;
         }));
         out("after " + describe(() -> c.echo("fine")));
+        // a load-testing tool's remote engine: configured once, then every call must run on the configured thread
+        out("engine " + describe(() -> {
+            c.configure(50);
+            for (int i = 0; i < 20; i++) {
+                String wrong = c.check();
+                if (wrong != null) {
+                    return "call " + i + ": " + wrong;
+                }
+                if (i % 5 == 4) {
+                    Thread.sleep(5);
+                }
+            }
+            return "every call on the configured thread";
+        }));
+    }
+
+    /** The exception's chain of classes, without messages (where a timeout's message names the transport). */
+    static String classes(Call c) {
+        try {
+            return "returned " + c.call();
+        } catch (Throwable e) {
+            StringBuilder sb = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                sb.append(t.getClass().getName()).append(" / ");
+            }
+            return sb.toString();
+        }
     }
 
     private static boolean hasClientFrames(StackTraceElement[] t) {

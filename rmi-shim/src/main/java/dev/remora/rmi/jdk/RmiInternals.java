@@ -331,6 +331,16 @@ public final class RmiInternals {
                 return Integer.getInteger(property, dflt); // what that field is initialized from
             }
         }
+
+        static long longField(String className, String field, String property, long dflt) {
+            try {
+                Class<?> c = Class.forName(className, false, Remote.class.getClassLoader());
+                return (long) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c, field,
+                        long.class).invoke();
+            } catch (Throwable t) {
+                return Long.getLong(property, dflt);
+            }
+        }
     }
 
     /** {@code UnicastServerRef.suppressStackTraces} ({@code sun.rmi.server.suppressStackTraces}). */
@@ -377,6 +387,32 @@ public final class RmiInternals {
      */
     public static int handshakeTimeout() {
         return HandshakeTimeout.VALUE;
+    }
+
+    private static final class ResponseTimeout {
+        static final int VALUE = Settings.intField("sun.rmi.transport.tcp.TCPChannel", "responseTimeout",
+                "sun.rmi.transport.tcp.responseTimeout", 0);
+    }
+
+    /**
+     * {@code TCPChannel.responseTimeout} ({@code sun.rmi.transport.tcp.responseTimeout}, default 0: forever): how long
+     * a JRMP client waits for a call's reply, read when JRMP's client first ran, not at the agent's premain.
+     */
+    public static int responseTimeout() {
+        return ResponseTimeout.VALUE;
+    }
+
+    private static final class ConnectionTimeout {
+        static final long VALUE = Settings.longField("sun.rmi.transport.tcp.TCPChannel", "idleTimeout",
+                "sun.rmi.transport.connectionTimeout", 15_000);
+    }
+
+    /**
+     * {@code TCPChannel.idleTimeout} ({@code sun.rmi.transport.connectionTimeout}, default 15 s): how long a JRMP
+     * client keeps an idle connection, so how long a server's connection thread keeps serving one client thread.
+     */
+    public static long connectionTimeout() {
+        return ConnectionTimeout.VALUE;
     }
 
     /**

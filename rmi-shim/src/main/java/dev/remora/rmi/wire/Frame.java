@@ -13,7 +13,8 @@ package dev.remora.rmi.wire;
  *                        REPLY, EXCEPTION: ABORTED (the server could not serialize the result or exception: the
  *                        payload is the IOException that stopped it, which JRMP's stream would carry as
  *                        TC_EXCEPTION and its client read as a WriteAbortedException)
- *  6      2    reserved  0
+ *  6      2    lane      CALL: the caller's lane (unsigned; 0: none), what a JRMP connection is to its client thread:
+ *                        the server serves a lane's calls on one thread while it is in use; other kinds: 0
  *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection
  * CALL and ONEWAY go on with:
  * 12     22    ObjID     objNum (8), UID unique (4), time (8), count (2), as ObjID.write
@@ -38,10 +39,10 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
-     * 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
+     * 4: calls carry their lane. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
-    public static final short VERSION = 3;
+    public static final short VERSION = 4;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;
@@ -60,6 +61,7 @@ public final class Frame {
     public static final int CALL_HEADER = HEADER + 22 + 8;
     public static final int OFF_KIND = 4;
     public static final int OFF_FLAGS = 5;
+    public static final int OFF_LANE = 6;
     public static final int OFF_CALL_ID = 8;
     public static final int OFF_OBJID = 12;
     public static final int OFF_HASH = 34;

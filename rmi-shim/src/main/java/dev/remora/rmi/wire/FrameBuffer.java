@@ -178,6 +178,11 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
         buf[at + 3] = (byte) v;
     }
 
+    public void putShort(int at, int v) {
+        buf[at] = (byte) (v >>> 8);
+        buf[at + 1] = (byte) v;
+    }
+
     public static int getInt(byte[] b, int at) {
         return (b[at] << 24) | ((b[at + 1] & 0xff) << 16) | ((b[at + 2] & 0xff) << 8) | (b[at + 3] & 0xff);
     }

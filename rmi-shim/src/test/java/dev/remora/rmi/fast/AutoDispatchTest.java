@@ -9,8 +9,12 @@ import dev.remora.rmi.RouterOptions.Serializer;
 import java.lang.reflect.Method;
 import java.rmi.Remote;
 import java.rmi.RemoteException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -95,22 +99,29 @@ class AutoDispatchTest {
         }
     }
 
+    private static Object call(Rig rig, Object ref, String method, Object... args) throws Exception {
+        try {
+            return rig.result(ref, m(method), args);
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
     @Test
     void aBlockedCallHandsReadingToThePool() throws Throwable {
         WhereImpl impl = new WhereImpl();
+        ExecutorService first = Executors.newSingleThreadExecutor(); // the client thread the reader serves itself
         // 200 ms: long enough that the 100 short calls below never outlast it, short enough to keep the test quick
         try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 200_000)) {
             Object ref = rig.export(impl);
-            assertEquals("rig-conn", rig.result(ref, m("where"))); // the connection exists, read by rig-conn
-            CompletableFuture<Object> blocked = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return rig.result(ref, m("waitFor"), "g");
-                } catch (Throwable e) {
-                    throw new RuntimeException(e);
-                }
-            });
+            Callable<Object> where = () -> call(rig, ref, "where");
+            // the connection exists, read by rig-conn, which serves this client thread's calls itself
+            assertEquals("rig-conn", first.submit(where).get(10, TimeUnit.SECONDS));
+            Future<Object> blocked = first.submit(() -> call(rig, ref, "waitFor", "g"));
             assertTrue(impl.entered.await(10, TimeUnit.SECONDS));
-            // the same connection: served although its reading thread is blocked in waitFor
+            // another client thread, the same connection: served although its reading thread is blocked in waitFor
             long t0 = System.nanoTime();
             String other = (String) rig.result(ref, m("where"));
             long waitedMicros = (System.nanoTime() - t0) / 1000;
@@ -123,8 +134,12 @@ class AutoDispatchTest {
             impl.gate.countDown();
             assertEquals("rig-conn", blocked.get(10, TimeUnit.SECONDS));
             assertEquals(other, rig.result(ref, m("where")), "the old reader stopped reading");
+            // the blocked call's client thread keeps its server thread, as it would keep its JRMP connection
+            assertEquals("rig-conn", first.submit(where).get(10, TimeUnit.SECONDS));
             assertEquals(1, rig.handoffs.get());
             System.out.println("second call waited " + waitedMicros + " us for the hand-off (hand-off time 200000 us)");
+        } finally {
+            first.shutdownNow();
         }
         // rig.close() closed the sockets: the pool reader saw the end and released rig-conn
         impl.firstReader.join(10_000);

@@ -1,0 +1,201 @@
+package dev.remora.rmi.fast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.rmi.RouterOptions;
+import dev.remora.rmi.RouterOptions.Serializer;
+import java.lang.reflect.Method;
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Threads as JRMP has them: consecutive calls from one client thread are served on one server thread for as long as
+ * that client thread keeps calling (a JRMP connection's thread serves them), whatever remora.dispatch says; calls from
+ * other client threads still run concurrently. The pattern is a load-testing tool's remote engine: the controller
+ * configures the engine (a call that takes a while), and every later call checks it runs on the thread that was
+ * configured, and finds that thread's ThreadLocal state.
+ */
+class ThreadAffinityTest {
+    /** A remote engine with thread-confined state, one per client (named by the client). */
+    public interface Engine extends Remote {
+        /** Makes the calling server thread the owner of {@code client}'s state; takes {@code millis}. */
+        String configure(String client, int millis) throws RemoteException;
+
+        /** Null if the call runs on the owner with the owner's ThreadLocal, else what went wrong. */
+        String check(String client, int millis) throws RemoteException;
+
+        /** Waits for the gate: a call that blocks. */
+        String block() throws RemoteException;
+    }
+
+    static final class EngineImpl implements Engine {
+        final Map<String, Thread> owners = new ConcurrentHashMap<>();
+        final ThreadLocal<String> configured = new ThreadLocal<>();
+        final CountDownLatch gate = new CountDownLatch(1);
+        final CountDownLatch blocked = new CountDownLatch(1);
+
+        @Override
+        public String configure(String client, int millis) {
+            owners.put(client, Thread.currentThread());
+            configured.set(client);
+            nap(millis);
+            return Thread.currentThread().getName();
+        }
+
+        @Override
+        public String check(String client, int millis) {
+            nap(millis);
+            Thread owner = owners.get(client);
+            if (owner != Thread.currentThread()) {
+                return client + ": configured on " + (owner == null ? null : owner.getName()) + ", called on "
+                        + Thread.currentThread().getName();
+            }
+            if (!client.equals(configured.get())) {
+                return client + ": ThreadLocal holds " + configured.get();
+            }
+            return null;
+        }
+
+        @Override
+        public String block() {
+            blocked.countDown();
+            try {
+                gate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return Thread.currentThread().getName();
+        }
+
+        private static void nap(int millis) {
+            if (millis > 0) {
+                try {
+                    Thread.sleep(millis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private static Method m(String name) throws NoSuchMethodException {
+        for (Method m : Engine.class.getMethods()) {
+            if (m.getName().equals(name)) {
+                return m;
+            }
+        }
+        throw new NoSuchMethodException(name);
+    }
+
+    /** A hand-off time (auto) far shorter than the configure call: the reader always hands off during it. */
+    private static Rig rig(RouterOptions.Dispatch d) throws Exception {
+        return new Rig(Rig.options(Serializer.FAST), Rig.options(Serializer.FAST).dispatch(d).handoffMicros(1000));
+    }
+
+    /** One client's session: configure (longer than the hand-off time), then calls short and long, with pauses. */
+    private static List<String> session(Rig rig, Object ref, String client, int calls) throws Throwable {
+        List<String> wrong = new ArrayList<>();
+        rig.result(ref, m("configure"), client, 30);
+        for (int i = 0; i < calls; i++) {
+            if (i % 5 == 4) {
+                Thread.sleep(5); // the client thinks between calls; its server thread waits for it
+            }
+            String w = (String) rig.result(ref, m("check"), client, i % 7 == 3 ? 10 : 0);
+            if (w != null) {
+                wrong.add("call " + i + ": " + w);
+            }
+        }
+        return wrong;
+    }
+
+    @ParameterizedTest
+    @EnumSource(RouterOptions.Dispatch.class)
+    void oneClientThreadKeepsItsServerThread(RouterOptions.Dispatch d) throws Throwable {
+        try (Rig rig = rig(d)) {
+            EngineImpl impl = new EngineImpl();
+            Object ref = rig.export(impl);
+            rig.result(ref, m("check"), "warm-up", 0); // the connection exists before the session starts
+            assertEquals(List.of(), session(rig, ref, "controller", 60));
+            if (d == RouterOptions.Dispatch.AUTO) {
+                assertEquals(1, rig.handoffs.get(), "configure outlasted the hand-off time once");
+            }
+        }
+    }
+
+    /** Inline serves every client thread on the reading thread (one thread per connection): AUTO and POOL only. */
+    @ParameterizedTest
+    @EnumSource(value = RouterOptions.Dispatch.class, names = {"AUTO", "POOL"})
+    void manyClientThreadsEachKeepTheirs(RouterOptions.Dispatch d) throws Throwable {
+        try (Rig rig = rig(d)) {
+            EngineImpl impl = new EngineImpl();
+            Object ref = rig.export(impl);
+            ExecutorService clients = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<List<String>>> fs = new ArrayList<>();
+                for (int t = 0; t < 4; t++) {
+                    String client = "client-" + t;
+                    fs.add(clients.submit(() -> {
+                        try {
+                            return session(rig, ref, client, 40);
+                        } catch (Throwable e) {
+                            throw new AssertionError(e);
+                        }
+                    }));
+                }
+                for (Future<List<String>> f : fs) {
+                    assertEquals(List.of(), f.get(120, TimeUnit.SECONDS));
+                }
+            } finally {
+                clients.shutdownNow();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = RouterOptions.Dispatch.class, names = {"AUTO", "POOL"})
+    void otherClientThreadsRunWhileOneBlocks(RouterOptions.Dispatch d) throws Throwable {
+        try (Rig rig = rig(d)) {
+            EngineImpl impl = new EngineImpl();
+            Object ref = rig.export(impl);
+            ExecutorService blocker = Executors.newSingleThreadExecutor();
+            try {
+                rig.result(ref, m("check"), "warm-up", 0);
+                Future<Object> blocked = blocker.submit(() -> {
+                    try {
+                        return rig.result(ref, m("block"));
+                    } catch (Throwable e) {
+                        throw new AssertionError(e);
+                    }
+                });
+                assertTrue(impl.blocked.await(10, TimeUnit.SECONDS));
+                assertEquals(List.of(), session(rig, ref, "other", 20), "served while another client thread blocks");
+                assertFalse(blocked.isDone());
+                impl.gate.countDown();
+                String blockedOn = (String) blocked.get(10, TimeUnit.SECONDS);
+                // the blocking client thread's next call comes to the thread that served its blocked one
+                assertEquals(blockedOn, blocker.submit(() -> {
+                    try {
+                        return rig.result(ref, m("configure"), "blocker", 0);
+                    } catch (Throwable e) {
+                        throw new AssertionError(e);
+                    }
+                }).get(10, TimeUnit.SECONDS));
+            } finally {
+                blocker.shutdownNow();
+            }
+        }
+    }
+}
