@@ -190,7 +190,12 @@ final class Dispatcher {
                             return;
                         }
                     } catch (Throwable e) {
-                        thrown = e;
+                        // JRMP: the normal return is under way, so the exception cannot follow it; its server
+                        // drops the connection (Transport.serviceCall), its client reads EOF. This call alone ends so.
+                        Frame.begin(out, Frame.EXCEPTION, Frame.FLAG_BROKEN, c.callId); // no payload: not FAST
+                        Frame.finish(out);
+                        sink.reply(c, out, null);
+                        return;
                     }
                 }
             }

@@ -3,6 +3,7 @@ package dev.remora.rmi;
 import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.WriteAbortedException;
 import java.rmi.UnmarshalException;
@@ -19,7 +20,9 @@ import java.rmi.UnmarshalException;
  *       is thrown as it is; what is not an Exception is an UnmarshalException("Return type not Exception"); else its
  *       stack trace becomes the server's, then the client's, as {@code exceptionReceivedFromServer} makes it;</li>
  *   <li>an aborted reply ({@link Frame#FLAG_ABORTED}): the server's IOException inside a WriteAbortedException, as
- *       JRMP's stream reads a {@code TC_EXCEPTION}, inside the UnmarshalException of a result or exception.</li>
+ *       JRMP's stream reads a {@code TC_EXCEPTION}, inside the UnmarshalException of a result or exception;</li>
+ *   <li>a broken reply ({@link Frame#FLAG_BROKEN}): an UnmarshalException("error unmarshalling return") of an
+ *       EOFException, as JRMP's client sees a connection its server dropped after the normal return's header.</li>
  * </ul>
  */
 final class Replies {
@@ -33,6 +36,9 @@ final class Replies {
     static Object read(FrameBuffer f, Marshal.MethodInfo mi, Marshaller reader)
             throws IOException, ClassNotFoundException {
         byte[] a = f.array();
+        if ((a[Frame.OFF_FLAGS] & Frame.FLAG_BROKEN) != 0) {
+            return null;
+        }
         if (a[Frame.OFF_KIND] == Frame.EXCEPTION || (a[Frame.OFF_FLAGS] & Frame.FLAG_ABORTED) != 0) {
             return reader.readThrowable(f);
         }
@@ -73,6 +79,9 @@ final class Replies {
                         : "error unmarshalling return", (Exception) failure)};
             }
             return new Object[] {null, failure}; // as JRMP: not caught, thrown by UnicastRef.invoke
+        }
+        if ((flags & Frame.FLAG_BROKEN) != 0) { // JRMP's connection ended after the normal return's header
+            return new Object[] {null, new UnmarshalException("error unmarshalling return", new EOFException())};
         }
         if ((flags & Frame.FLAG_ABORTED) != 0) {
             Exception cause = value instanceof Exception ? (Exception) value : null;

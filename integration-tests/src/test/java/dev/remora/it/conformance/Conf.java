@@ -23,6 +23,9 @@ public interface Conf extends Remote {
     /** A result that cannot be serialized. */
     Object unserializable() throws RemoteException;
 
+    /** A result whose writeObject throws a RuntimeException. */
+    Object bombResult() throws RemoteException;
+
     /** An exception that cannot be serialized. */
     void unserializableException() throws RemoteException, BadException;
 
@@ -118,6 +121,11 @@ public interface Conf extends Remote {
         @Override
         public Object unserializable() {
             return new Object();
+        }
+
+        @Override
+        public Object bombResult() {
+            return new Bomb();
         }
 
         @Override

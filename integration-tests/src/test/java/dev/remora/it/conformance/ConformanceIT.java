@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *       frame;</li>
  *   <li>server/Unmarshal/checkUnmarshalOnStopThread: an Error or RuntimeException from a result's readObject, and a
  *       RuntimeException from an argument's writeObject, are thrown as they are;</li>
- *   <li>a result or exception that cannot be serialized: UnmarshalException of WriteAbortedException;</li>
+ *   <li>a result or exception that cannot be serialized: UnmarshalException of WriteAbortedException; a result whose
+ *       writeObject throws a RuntimeException: the call fails as JRMP's whose server dropped the connection;</li>
  *   <li>a load-testing tool's remote engine (configured by one call longer than the hand-off time, then checked on
  *       every call): consecutive calls of one client thread run on one server thread, with its ThreadLocals;</li>
  *   <li>{@code sun.rmi.transport.tcp.responseTimeout} set in the client's main (after premain) bounds a slow call;</li>

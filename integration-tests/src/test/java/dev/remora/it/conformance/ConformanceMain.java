@@ -95,6 +95,7 @@ public final class ConformanceMain {
             return null;
         }));
         out("unserializable-result " + describe(c::unserializable));
+        out("bomb-result " + describe(c::bombResult));
         out("unserializable-exception " + describe(() -> {
             c.unserializableException();
             return null;

@@ -12,7 +12,9 @@ package dev.remora.rmi.wire;
  *                        CALL, ONEWAY, REPLY, EXCEPTION: FAST (the payload is in Remora's serializer format);
  *                        REPLY, EXCEPTION: ABORTED (the server could not serialize the result or exception: the
  *                        payload is the IOException that stopped it, which JRMP's stream would carry as
- *                        TC_EXCEPTION and its client read as a WriteAbortedException)
+ *                        TC_EXCEPTION and its client read as a WriteAbortedException);
+ *                        EXCEPTION: BROKEN (no payload: writing the result failed with a RuntimeException or Error,
+ *                        where JRMP's server drops the connection after the normal return's header)
  *  6      2    lane      CALL: the caller's lane (unsigned; 0: none), what a JRMP connection is to its client thread:
  *                        the server serves a lane's calls on one thread while it is in use; other kinds: 0
  *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection
@@ -39,7 +41,7 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
-     * 4: calls carry their lane. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
+     * 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
     public static final short VERSION = 4;
@@ -56,6 +58,7 @@ public final class Frame {
     public static final byte FLAG_NEEDS_ACK = 1;
     public static final byte FLAG_FAST = 2;
     public static final byte FLAG_ABORTED = 4;
+    public static final byte FLAG_BROKEN = 8;
 
     public static final int HEADER = 12;
     public static final int CALL_HEADER = HEADER + 22 + 8;
