@@ -344,6 +344,14 @@ public class RemoraObjectInput extends ObjectInputStream {
                     set(h, t.cl, unshared);
                     return checkResolve(t.cl, h, unshared);
                 }
+                case Wire.T_DESC: {
+                    int n = readVarint();
+                    int at = take(n);
+                    byte[] b = Arrays.copyOfRange(buf, at, at + n);
+                    ObjectStreamClass d = JdkDescriptors.read(b, this::resolveDescribed, getObjectInputFilter());
+                    set(reserve(unshared), d, unshared);
+                    return d; // as the JDK's readClassDesc: not passed to resolveObject
+                }
                 case Wire.T_ENUM:
                     return readEnum(unshared);
                 case Wire.T_ARRAY:
@@ -1200,6 +1208,11 @@ public class RemoraObjectInput extends ObjectInputStream {
             return c;
         }
         return resolveClassName(name);
+    }
+
+    /** The class of a descriptor read as a value ({@link Wire#T_DESC}), resolved as this stream resolves. */
+    private Class<?> resolveDescribed(ObjectStreamClass d) throws IOException, ClassNotFoundException {
+        return resolveNamed(d.getName(), d.getSerialVersionUID());
     }
 
     private void resolve(RemoteType t) throws IOException, ClassNotFoundException {

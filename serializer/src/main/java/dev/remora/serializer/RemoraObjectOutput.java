@@ -2,6 +2,7 @@ package dev.remora.serializer;
 
 import java.io.Externalizable;
 import java.io.IOException;
+import java.io.ObjectStreamClass;
 import java.io.InvalidClassException;
 import java.io.NotActiveException;
 import java.io.NotSerializableException;
@@ -568,6 +569,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             writeType(ClassInfo.of((Class<?>) obj));
             return;
         }
+        if (obj instanceof ObjectStreamClass) { // as the JDK: a class descriptor, never replaced
+            writeDesc((ObjectStreamClass) obj, unshared);
+            return;
+        }
         // writeReplace chain, then replaceObject, in the JDK's order
         for (;;) {
             if (ci.writeReplace == null) {
@@ -623,6 +628,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 assign(obj, unshared);
                 writeTag(Wire.T_CLASS);
                 writeType(ClassInfo.of((Class<?>) obj));
+                return;
+            }
+            if (obj instanceof ObjectStreamClass) {
+                writeDesc((ObjectStreamClass) obj, unshared);
                 return;
             }
         }
@@ -1004,6 +1013,17 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     /** A string with a one-byte coder tag: Latin-1 bytes, or UTF-16 code units in the sender's order. */
+    /** An ObjectStreamClass as a value: {@link Wire#T_DESC}. */
+    private void writeDesc(ObjectStreamClass desc, boolean unshared) throws IOException {
+        byte[] b = JdkDescriptors.write(desc);
+        assign(desc, unshared);
+        writeTag(Wire.T_DESC);
+        writeVarint(b.length);
+        ensure(b.length);
+        System.arraycopy(b, 0, buf, pos, b.length);
+        pos += b.length;
+    }
+
     private void writeString(String s, byte tagL1, byte tagU16) {
         int n = s.length();
         ensure(6 + n);

@@ -19,6 +19,12 @@ final class Wire {
     static final byte T_CLASS = 5;
     static final byte T_ENUM = 6;
     static final byte T_ARRAY = 7;
+    /**
+     * An {@code ObjectStreamClass} written as an object (the JDK writes it as a class descriptor, which reads back
+     * as an ObjectStreamClass even when its class is missing): {@code [varint n][n bytes]}, the JDK's own
+     * serialization stream of that descriptor ({@link JdkDescriptors}).
+     */
+    static final byte T_DESC = 8;
 
     static final int F_LITTLE_ENDIAN = 1;
     static final int F_TYPES_RESET = 2;

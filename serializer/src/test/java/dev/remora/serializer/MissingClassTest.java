@@ -1,6 +1,7 @@
 package dev.remora.serializer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
@@ -121,6 +122,11 @@ class MissingClassTest {
     private static String outcome(ObjectInputStream in) throws IOException {
         try {
             Object o = in.readObject();
+            if (o instanceof ObjectStreamClass) {
+                ObjectStreamClass d = (ObjectStreamClass) o;
+                return "descriptor " + d + ", class here: " + (d.forClass() != null) + ", fields "
+                        + Arrays.toString(d.getFields());
+            }
             return o instanceof Object[] ? Arrays.deepToString((Object[]) o) : String.valueOf(o);
         } catch (ClassNotFoundException e) {
             return "ClassNotFoundException";
@@ -190,6 +196,23 @@ class MissingClassTest {
         Missing m = new Missing();
         same(new Tolerant(m), new Tolerant(new Ok("fine")), new Holder(new Tolerant(m)), "end");
         same(new DefaultTolerant(m), new DefaultTolerant(new Ok("fine")), "end");
+    }
+
+    /** An ObjectStreamClass written as an object reads back as one, without its class too (jtreg unresolvedClassDesc). */
+    @Test
+    void aClassDescriptorIsAValueEvenWhenItsClassIsMissing() throws Exception {
+        ObjectStreamClass gone = ObjectStreamClass.lookup(Missing.class);
+        ObjectStreamClass here = ObjectStreamClass.lookup(Ok.class);
+        same(gone, new Object[] {gone}, new Missing(), new Object[] {new Missing()}, here, new Object[] {here}, "end");
+        // shared as the JDK shares it: the array holds the very descriptor read first
+        RoundTrip rt = new RoundTrip(SerializerOptions.DEFAULTS);
+        byte[] m = rt.write(here, new Object[] {here});
+        rt.in.beginCall(m, 0, m.length);
+        Object first = rt.in.readObject();
+        Object[] second = (Object[]) rt.in.readObject();
+        rt.in.endCall();
+        assertSame(first, second[0]);
+        assertSame(Ok.class, ((ObjectStreamClass) first).forClass());
     }
 
     @Test
