@@ -279,8 +279,8 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             return o;
         } catch (StackOverflowError e) {
-            if (!top) {
-                throw e;
+            if (!top || !overflowed(e)) {
+                throw e; // one that a class's own code threw (a record constructor, readObject): the JDK passes it on
             }
             throw new InvalidObjectException("object graph too deep for this thread's stack (depth limit "
                     + options.maxDepth() + " in SerializerOptions.maxDepth)");
@@ -290,6 +290,19 @@ public class RemoraObjectInput extends ObjectInputStream {
                 depth = 0;
             }
         }
+    }
+
+    /**
+     * Whether the JVM threw {@code e} because this thread's stack ran out (a graph too deep): such an error has no
+     * message and a trace as deep as the JVM records (1024 frames by default) or none; one that code threw itself has
+     * a message or a short trace.
+     */
+    private static boolean overflowed(StackOverflowError e) {
+        if (e.getMessage() != null) {
+            return false;
+        }
+        int frames = e.getStackTrace().length;
+        return frames == 0 || frames >= 512;
     }
 
     /** Reference field of a generated codec. */

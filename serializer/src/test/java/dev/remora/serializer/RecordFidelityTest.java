@@ -43,9 +43,45 @@ class RecordFidelityTest {
 
     @Test
     void whatTheCanonicalConstructorThrowsArrivesAsInTheJdk() throws Exception {
-        for (int v : new int[] {-5, 99, 4}) {
+        for (int v : new int[] {-5, 99, 98, 4}) {
             assertEquals(outcome(true, v), outcome(false, v));
         }
         assertEquals("java.lang.OutOfMemoryError: from the constructor", outcome(false, 99));
+        assertEquals("java.lang.StackOverflowError: thrown by the constructor", outcome(false, 98));
+    }
+
+    /** A graph deeper than the reading thread's stack: Remora's clear exception, not the thread's overflow. */
+    @Test
+    void aGraphTooDeepForTheStackIsAnInvalidObjectException() throws Exception {
+        Object[] chain = null;
+        for (int i = 0; i < 200_000; i++) {
+            chain = new Object[] {chain};
+        }
+        Object[] deep = chain;
+        byte[][] msg = new byte[1][];
+        RoundTrip rt = new RoundTrip(SerializerOptions.DEFAULTS.withMaxDepth(Integer.MAX_VALUE));
+        Throwable[] failure = new Throwable[1];
+        Thread writer = new Thread(null, () -> {
+            try {
+                msg[0] = rt.write((Object) deep);
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        }, "deep-writer", 1L << 30);
+        writer.start();
+        writer.join();
+        assertEquals(null, failure[0]);
+        Thread reader = new Thread(null, () -> {
+            try {
+                rt.in.beginCall(msg[0], 0, msg[0].length);
+                rt.in.readObject();
+            } catch (Throwable t) {
+                failure[0] = t;
+            }
+        }, "small-stack-reader", 256 << 10);
+        reader.start();
+        reader.join();
+        assertEquals(InvalidObjectException.class, failure[0] == null ? null : failure[0].getClass(),
+                () -> String.valueOf(failure[0]));
     }
 }

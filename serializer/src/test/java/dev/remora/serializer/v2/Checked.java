@@ -11,5 +11,8 @@ public record Checked(int v) implements Serializable {
         if (v == 99) {
             throw new OutOfMemoryError("from the constructor");
         }
+        if (v == 98) {
+            throw new StackOverflowError("thrown by the constructor"); // as jtreg's ThrowingConstructorTest
+        }
     }
 }
