@@ -739,36 +739,92 @@ public class RemoraObjectInput extends ObjectInputStream {
         set(h, o, unshared);
         if (t.fastPlan) {
             Slot[] s = li.slots;
-            if (swap) {
-                for (int i = 0; i < s.length; i++) {
-                    FieldCodec f = s[i].codec;
-                    if (f != null) {
-                        f.readSwapped(o, this);
+            try {
+                if (swap) {
+                    for (int i = 0; i < s.length; i++) {
+                        FieldCodec f = s[i].codec;
+                        if (f != null) {
+                            f.readSwapped(o, this);
+                        }
+                    }
+                } else {
+                    for (int i = 0; i < s.length; i++) {
+                        FieldCodec f = s[i].codec;
+                        if (f != null) {
+                            f.read(o, this);
+                        }
                     }
                 }
-            } else {
-                for (int i = 0; i < s.length; i++) {
-                    FieldCodec f = s[i].codec;
-                    if (f != null) {
-                        f.read(o, this);
-                    }
+            } catch (ClassCastException e) {
+                for (Slot l : s) { // no readObject anywhere: as the JDK, which sets fields once all were read
+                    resetFields(o, l);
                 }
+                throw e;
             }
         } else {
             RemoteType.Plan[] plan = t.plan;
-            for (int i = 0; i < plan.length; i++) {
-                if (exOf(h) != null) {
-                    // once the object carries an exception, the JDK reads the rest of its data without calling
-                    // its classes' readObject or readObjectNoData
-                    if (plan[i].remote != null) {
-                        skipSlot(plan[i].remote);
+            int i = 0;
+            try {
+                for (; i < plan.length; i++) {
+                    if (exOf(h) != null) {
+                        // once the object carries an exception, the JDK reads the rest of its data without calling
+                        // its classes' readObject or readObjectNoData
+                        if (plan[i].remote != null) {
+                            skipSlot(plan[i].remote);
+                        }
+                        continue;
                     }
-                    continue;
+                    readSlot(o, plan[i]);
                 }
-                readSlot(o, plan[i]);
+            } catch (ClassCastException e) {
+                // the failing slot's fields were reset (readDefaultFields); the JDK sets the other slots' fields only
+                // after all are read when no class below the top one has readObject or readObjectNoData
+                if (deferredAsInJdk(plan)) {
+                    for (int k = 0; k < i; k++) { // but a slot's own readObject (the top one's) sets at once
+                        Slot l = plan[k].local;
+                        if (l != null && l.readObject == null) {
+                            resetFields(o, l);
+                        }
+                    }
+                }
+                throw e;
             }
         }
         return o;
+    }
+
+    /**
+     * Whether the JDK would set this object's field values only after reading all of them (its best-effort failure
+     * atomicity, {@code ObjectInputStream.readSerialData}): no class but the topmost serializable one has a
+     * readObject or readObjectNoData method.
+     */
+    private static boolean deferredAsInJdk(RemoteType.Plan[] plan) {
+        for (int k = 1; k < plan.length; k++) {
+            Slot l = plan[k].local;
+            if (l != null && (l.readObject != null || l.readObjectNoData != null)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Back to their defaults: the fields of slot {@code l} that reading set, when a later value of the object failed
+     * its field's type (a ClassCastException), as the JDK, which checks all of a slot's values before setting any.
+     * The object was new: its serializable fields were at their defaults before reading.
+     */
+    private static void resetFields(Object o, Slot l) {
+        if (l.set == null) {
+            return;
+        }
+        for (int i = 0; i < l.set.length; i++) {
+            Object dflt = defaultOf(l.types[i]);
+            try {
+                l.set[i].invoke(o, dflt);
+            } catch (Throwable x) {
+                // a field that cannot be written back keeps its value; the ClassCastException is thrown anyway
+            }
+        }
     }
 
     private void readSlot(Object o, RemoteType.Plan e) throws IOException, ClassNotFoundException {
@@ -839,7 +895,45 @@ public class RemoraObjectInput extends ObjectInputStream {
         limit = saved;
     }
 
+    /** A field's default value, boxed (each on its own: a conditional expression would promote them all). */
+    private static Object defaultOf(Class<?> t) {
+        if (!t.isPrimitive()) {
+            return null;
+        }
+        if (t == boolean.class) {
+            return Boolean.FALSE;
+        }
+        if (t == char.class) {
+            return (char) 0;
+        }
+        if (t == byte.class) {
+            return (byte) 0;
+        }
+        if (t == short.class) {
+            return (short) 0;
+        }
+        if (t == int.class) {
+            return 0;
+        }
+        if (t == long.class) {
+            return 0L;
+        }
+        if (t == float.class) {
+            return 0f;
+        }
+        return 0d;
+    }
+
     private void readDefaultFields(Object o, Slot l, RemoteType.Plan e) throws IOException, ClassNotFoundException {
+        try {
+            readDefaultFields0(o, l, e);
+        } catch (ClassCastException x) {
+            resetFields(o, l); // the JDK checks all of the slot's values before it sets any
+            throw x;
+        }
+    }
+
+    private void readDefaultFields0(Object o, Slot l, RemoteType.Plan e) throws IOException, ClassNotFoundException {
         RemoteType.RemoteSlot r = e.remote;
         if (e.sameLayout && l.codec != null) {
             if (swap) {
