@@ -121,6 +121,10 @@ final class ClassInfo {
         } else if (Proxy.isProxyClass(cl)) {
             k = PROXY;
             ifs = cl.getInterfaces();
+            // as the JDK's ObjectStreamClass: a proxy class's writeReplace and readResolve are those its interfaces
+            // declare (the handler answers them)
+            wr = unary(JdkSupport.writeReplace(cl));
+            rr = unary(JdkSupport.readResolve(cl));
         } else if (cl.isRecord()) {
             k = RECORD;
             wr = unary(JdkSupport.writeReplace(cl));
