@@ -951,9 +951,10 @@ public class RemoraObjectInput extends ObjectInputStream {
                     }
                 }
             }
+            boolean[] un = l.unshared;
             for (int i = 0; i < r.codes.length; i++) {
                 if (Bytes.size(r.codes[i]) == 0) {
-                    Object v = readObject0(false);
+                    Object v = readObject0(un != null && map[i] >= 0 && un[map[i]]); // the local field's flag
                     if (map[i] >= 0) {
                         if (lastEx != null) {
                             markEx(curHandle, lastEx); // only a field this side has makes its object depend on it
@@ -1828,9 +1829,12 @@ public class RemoraObjectInput extends ObjectInputStream {
                 values[i] = readPrimitive(r.codes[i]);
             }
         }
+        boolean[] un = curLocal == null ? null : curLocal.unshared;
+        int[] map = curPlan.map;
         for (int i = 0; i < r.codes.length; i++) {
             if (Bytes.size(r.codes[i]) == 0) {
-                values[i] = readObject0(false);
+                int local = map != null ? map[i] : i;
+                values[i] = readObject0(un != null && local >= 0 && local < un.length && un[local]);
             }
         }
         if (curNoSection) {

@@ -758,9 +758,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     writePrimitive(slot.codes[i], invoke1(slot.get[i], obj));
                 }
             }
+            boolean[] un = slot.unshared;
             for (int i = 0; i < slot.codes.length; i++) {
                 if (Bytes.size(slot.codes[i]) == 0) {
-                    writeObject0(invoke1(slot.get[i], obj), false);
+                    writeObject0(invoke1(slot.get[i], obj), un != null && un[i]);
                 }
             }
         } else if (slot.jdkDefaultWrite != null) {
@@ -1107,9 +1108,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 writePrimitive(s.codes[i], p.values[i]);
             }
         }
+        boolean[] un = s.unshared;
         for (int i = 0; i < s.codes.length; i++) {
             if (Bytes.size(s.codes[i]) == 0) {
-                writeObject0(p.values[i], false);
+                writeObject0(p.values[i], un != null && un[i]);
             }
         }
     }

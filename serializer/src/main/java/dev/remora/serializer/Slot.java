@@ -42,6 +42,11 @@ final class Slot {
      * with the JDK's "unmatched serializable field(s) declared" (putFields/writeFields may still write it).
      */
     boolean unmatched;
+    /**
+     * Which fields serialPersistentFields declares unshared (written with writeUnshared, read with readUnshared, as
+     * the JDK's default serialization does), or null when none is.
+     */
+    final boolean[] unshared;
 
     Slot(Class<?> cl, boolean generate) {
         this.cl = cl;
@@ -53,13 +58,21 @@ final class Slot {
         names = new String[n];
         types = new Class<?>[n];
         int pb = 0;
+        boolean[] un = null;
         for (int i = 0; i < n; i++) {
             codes[i] = f[i].getTypeCode();
             names[i] = f[i].getName();
             types[i] = f[i].getType();
             pb += Bytes.size(codes[i]);
+            if (f[i].isUnshared()) {
+                if (un == null) {
+                    un = new boolean[n];
+                }
+                un[i] = true;
+            }
         }
         primBytes = pb;
+        unshared = un;
         writeObject = adapt(JdkSupport.writeObject(cl), java.io.ObjectOutputStream.class);
         readObject = adapt(JdkSupport.readObject(cl), java.io.ObjectInputStream.class);
         readObjectNoData = adapt(JdkSupport.readObjectNoData(cl), null);
@@ -88,7 +101,7 @@ final class Slot {
             g = null;
             s = null;
         } else {
-            if (generate) {
+            if (generate && un == null) { // unshared fields (serialPersistentFields) take the generic path
                 try {
                     c = CodecGenerator.generate(cl.getName(), codes, g, s);
                 } catch (Throwable t) {
