@@ -2195,6 +2195,30 @@ public class RemoraObjectInput extends ObjectInputStream {
     // ---------------------------------------------------------------- stream mode
 
     /** Reads the next frame [int length BE][message] from the source, keeping unread bytes before it. */
+    /**
+     * Stream mode, as {@code ObjectInputStream.readFatalException}: the frame (in {@code buf}) holds the IOException
+     * that aborted a top-level write; handles are cleared before and after it is read, and it is thrown inside a
+     * WriteAbortedException. Data still unread from earlier frames stays readable.
+     */
+    private void readAborted() throws IOException {
+        readMessageHeader(); // clears the handles (F_HANDLES_RESET)
+        Object ex;
+        int d = depth;
+        try {
+            ex = readObject0(false);
+        } catch (ClassNotFoundException e) {
+            ex = null;
+        } finally {
+            depth = d;
+        }
+        clearHandles();
+        if (!(ex instanceof IOException)) {
+            throw new StreamCorruptedException("aborted write's exception is not an IOException: "
+                    + (ex == null ? null : ex.getClass().getName()));
+        }
+        throw new java.io.WriteAbortedException("writing aborted", (IOException) ex);
+    }
+
     private void pullFrame() throws IOException {
         byte[] lenBytes = source.readNBytes(4);
         if (lenBytes.length == 0) {
@@ -2219,6 +2243,15 @@ public class RemoraObjectInput extends ObjectInputStream {
         buf = frame;
         pos = 0;
         limit = end = len;
+        if (len > 0 && (frame[0] & Wire.F_ABORTED) != 0) {
+            try {
+                readAborted();
+            } finally {
+                buf = keep;
+                pos = oldPos;
+                limit = end = oldPos + unread;
+            }
+        }
         readMessageHeader();
         int body = len - pos;
         int need = unread + body;

@@ -441,14 +441,67 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             writeObject0(obj, unshared);
             return;
         }
+        boolean top = depth == 0;
+        int start = pos;
         depth++;
         try {
             writeObject0(obj, unshared);
+        } catch (IOException e) {
+            if (top) {
+                depth = 0;
+                writeAborted(start, e);
+            }
+            throw e;
         } finally {
-            depth--;
+            depth = top ? 0 : depth - 1;
         }
         if (depth == 0 && sink != null) {
             emitFrame();
+        }
+    }
+
+    /**
+     * Stream mode, as {@code ObjectOutputStream.writeFatalException}: a top-level write that failed with {@code e}
+     * leaves {@code e} in the stream, where the reader throws it inside a WriteAbortedException, and both sides clear
+     * their handles. What the failed value wrote is dropped here (the JDK leaves it before the exception, whose reader
+     * meets the exception while reading it); data written before it is kept. Should {@code e} itself fail to write,
+     * only the data before the value is kept.
+     */
+    private void writeAborted(int start, IOException e) throws IOException {
+        pos = start;
+        types.rollback(); // the failed value's new types were never sent
+        typeLen = 0;
+        newTypes = 0;
+        curObj = null;
+        curSlot = null;
+        curPut = null;
+        emitFrame();
+        clearHandles();
+        nextFlags |= Wire.F_HANDLES_RESET | Wire.F_ABORTED;
+        int mark = pos;
+        depth = 1;
+        try {
+            writeObject0(e, false);
+        } catch (IOException | RuntimeException x) {
+            pos = mark;
+            types.rollback();
+            typeLen = 0;
+            newTypes = 0;
+            nextFlags &= ~Wire.F_ABORTED;
+            return;
+        } finally {
+            depth = 0;
+        }
+        emitFrame();
+        clearHandles();
+        nextFlags |= Wire.F_HANDLES_RESET;
+    }
+
+    private void clearHandles() {
+        handles.clear();
+        nextHandle = 0;
+        if (subs != null) {
+            subs.clear();
         }
     }
 

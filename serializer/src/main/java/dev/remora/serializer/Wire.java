@@ -29,7 +29,12 @@ final class Wire {
     static final int F_LITTLE_ENDIAN = 1;
     static final int F_TYPES_RESET = 2;
     static final int F_HANDLES_RESET = 4;
-    static final int F_KNOWN = 7;
+    /**
+     * Stream mode: a top-level write failed with this IOException, the body (as the JDK's {@code TC_EXCEPTION}); its
+     * reader throws a WriteAbortedException, and both sides clear their handles before and after.
+     */
+    static final int F_ABORTED = 8;
+    static final int F_KNOWN = 15;
 
     /** Bytes a section header takes: length of the data after it, then the number of handles assigned inside. */
     static final int SECTION_HEADER = 8;
