@@ -165,4 +165,10 @@ final class JdkSupport {
             return null;
         }
     }
+
+    /** Throws a checked exception where the signature (written for an older JDK) cannot declare it. */
+    @SuppressWarnings("unchecked")
+    static <T extends Throwable> RuntimeException sneaky(Throwable t) throws T {
+        throw (T) t;
+    }
 }

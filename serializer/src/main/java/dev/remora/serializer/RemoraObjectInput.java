@@ -867,7 +867,11 @@ public class RemoraObjectInput extends ObjectInputStream {
             boolean done;
             try {
                 l.readObject.invokeExact(o, (ObjectInputStream) this);
-            } catch (IOException | ClassNotFoundException | RuntimeException | Error x) {
+            } catch (ClassNotFoundException x) {
+                // as the JDK's readSerialData: the object carries it (after any it carried already) and the stream
+                // goes on past the rest of this class's data; the top-level read throws it
+                markEx(curHandle, x);
+            } catch (IOException | RuntimeException | Error x) {
                 throw x;
             } catch (Throwable x) {
                 throw new IOException(x);
@@ -1831,17 +1835,24 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         boolean[] un = curLocal == null ? null : curLocal.unshared;
         int[] map = curPlan.map;
+        ClassNotFoundException[] missing = null;
         for (int i = 0; i < r.codes.length; i++) {
             if (Bytes.size(r.codes[i]) == 0) {
                 int local = map != null ? map[i] : i;
                 values[i] = readObject0(un != null && local >= 0 && local < un.length && un[local]);
+                if (lastEx != null) { // the value is of a class missing here: its holder learns it on get
+                    if (missing == null) {
+                        missing = new ClassNotFoundException[r.codes.length];
+                    }
+                    missing[i] = lastEx;
+                }
             }
         }
         if (curNoSection) {
             limit = pos;
         }
         curDefaultDone = true;
-        return new GetFieldImpl(curLocal, r, values);
+        return new GetFieldImpl(curLocal, r, values, missing, this, curHandle);
     }
 
     /** The JDK's GetField contract: stream values by name, local defaults for fields the sender lacked. */
@@ -1849,11 +1860,18 @@ public class RemoraObjectInput extends ObjectInputStream {
         private final Slot local;
         private final RemoteType.RemoteSlot remote;
         private final Object[] values;
+        private final ClassNotFoundException[] missing;
+        private final RemoraObjectInput in;
+        private final int handle;
 
-        GetFieldImpl(Slot local, RemoteType.RemoteSlot remote, Object[] values) {
+        GetFieldImpl(Slot local, RemoteType.RemoteSlot remote, Object[] values, ClassNotFoundException[] missing,
+                RemoraObjectInput in, int handle) {
             this.local = local;
             this.remote = remote;
             this.values = values;
+            this.missing = missing;
+            this.in = in;
+            this.handle = handle;
         }
 
         @Override
@@ -1922,7 +1940,50 @@ public class RemoraObjectInput extends ObjectInputStream {
         @Override public long get(String name, long val) { return (Long) v(name, 'J', val); }
         @Override public float get(String name, float val) { return (Float) v(name, 'F', val); }
         @Override public double get(String name, double val) { return (Double) v(name, 'D', val); }
-        @Override public Object get(String name, Object val) { return v(name, 'L', val); }
+        /**
+         * As the JDK's: the object whose readObject gets a value of a class missing here carries the
+         * ClassNotFoundException (its top-level read throws it); the value is null, or, on JDKs whose
+         * {@code GetField.get} declares ClassNotFoundException (unless {@code jdk.serialGetFieldCnfeReturnsNull}),
+         * the exception is thrown.
+         */
+        @Override
+        public Object get(String name, Object val) {
+            int i = index(name, 'L');
+            if (i < 0) {
+                return val;
+            }
+            ClassNotFoundException ex = missing == null ? null : missing[i];
+            if (ex == null) {
+                return values[i];
+            }
+            in.markEx(handle, ex);
+            if (GetFieldCnfe.THROWS) {
+                throw JdkSupport.<RuntimeException>sneaky(ex);
+            }
+            return null;
+        }
+    }
+
+    /** Whether this JDK's GetField.get(String, Object) throws a missing class's exception (JDK 25 on) or returns null. */
+    private static final class GetFieldCnfe {
+        static final boolean THROWS = throwsCnfe();
+
+        private static boolean throwsCnfe() {
+            if (Boolean.getBoolean("jdk.serialGetFieldCnfeReturnsNull")) {
+                return false;
+            }
+            try {
+                for (Class<?> t : ObjectInputStream.GetField.class.getMethod("get", String.class, Object.class)
+                        .getExceptionTypes()) {
+                    if (t == ClassNotFoundException.class) {
+                        return true;
+                    }
+                }
+            } catch (NoSuchMethodException | RuntimeException e) {
+                // no such method: nothing to follow
+            }
+            return false;
+        }
     }
 
     @Override

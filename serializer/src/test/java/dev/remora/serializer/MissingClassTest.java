@@ -114,6 +114,32 @@ class MissingClassTest {
         }
     }
 
+    /** Reads its field with readFields: the holder learns of the missing class on get (jtreg GetField/ReadFieldsCNF). */
+    static final class FieldsHolder implements Serializable {
+        private static final long serialVersionUID = 1L;
+        Object f;
+        transient String note = "";
+
+        FieldsHolder(Object f) {
+            this.f = f;
+        }
+
+        private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+            ObjectInputStream.GetField g = in.readFields();
+            try {
+                f = g.get("f", "default");
+                note = "got " + f;
+            } catch (Exception e) { // ClassNotFoundException on JDK 25 and later
+                note = "caught " + e;
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "FieldsHolder(" + note + ")";
+        }
+    }
+
     enum Color { RED }
 
     private static final Set<String> GONE = Set.of(Missing.class.getName(), Color.class.getName(),
@@ -213,6 +239,14 @@ class MissingClassTest {
         rt.in.endCall();
         assertSame(first, second[0]);
         assertSame(Ok.class, ((ObjectStreamClass) first).forClass());
+    }
+
+    @Test
+    void readFieldsGivesTheHolderTheException() throws Exception {
+        Missing m = new Missing();
+        same(new FieldsHolder(m), "end");
+        same(new FieldsHolder(new Ok("fine")), "end");
+        same(new java.util.Vector<>(List.of(m)), "end");
     }
 
     @Test
