@@ -3,10 +3,12 @@ package dev.remora.rmi;
 import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.MessageTooLargeError;
 import java.io.IOException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.rmi.AccessException;
+import java.rmi.MarshalException;
 import java.rmi.NoSuchObjectException;
 import java.rmi.Remote;
 import java.rmi.RemoteException;
@@ -189,6 +191,10 @@ final class Dispatcher {
                             sink.unanswerable(c);
                             return;
                         }
+                    } catch (MessageTooLargeError e) {
+                        // JRMP's stream would carry it; a Remora frame cannot, and the call has run: say so
+                        thrown = new MarshalException("error marshalling return", new IOException(e.getMessage()
+                                + "; results this large need remora.transport=jrmp"));
                     } catch (Throwable e) {
                         // JRMP: the normal return is under way, so the exception cannot follow it; its server
                         // drops the connection (Transport.serviceCall), its client reads EOF. This call alone ends so.

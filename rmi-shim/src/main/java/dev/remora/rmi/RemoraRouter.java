@@ -7,6 +7,7 @@ import dev.remora.rmi.transport.Technology;
 import dev.remora.rmi.transport.fabric.FabricTechnology;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.MessageTooLargeError;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -184,6 +185,11 @@ public final class RemoraRouter implements CallRouter {
                 return new Object[] {null, new MarshalException("error marshalling arguments", e)};
             } catch (RuntimeException e) {
                 return new Object[] {null, e}; // as UnicastRef.invoke: not wrapped
+            } catch (MessageTooLargeError e) {
+                // nothing was sent: JRMP's stream has no such bound, so this call goes by JRMP
+                options.listener.note("too-large", "a call's arguments do not fit in a Remora frame (" + e.getMessage()
+                        + "); such calls go by JRMP");
+                return null;
             }
             pc.method = mi;
             pc.decoded = false;

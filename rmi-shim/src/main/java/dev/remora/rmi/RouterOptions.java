@@ -27,7 +27,7 @@ public final class RouterOptions {
     int probeTimeoutMillis = 2000;
     int connectTimeoutMillis = 10_000;
     int idleCheckMillis = 1000;
-    int maxFrameBytes = 512 * 1024 * 1024;
+    int maxFrameBytes = dev.remora.serializer.MessageTooLargeError.MAX_BYTES;
     RouterListener listener = RouterListener.NONE;
     Transport transport = Transport.AUTO;
     boolean nativeEnabled = true;

@@ -1287,10 +1287,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
 
     private void grow(int n) {
         long need = (long) pos + n;
-        if (need > Integer.MAX_VALUE - 8) {
-            throw new OutOfMemoryError("Remora message larger than 2 GB");
+        if (need > MessageTooLargeError.MAX_BYTES) {
+            throw new MessageTooLargeError(need);
         }
-        buf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(Integer.MAX_VALUE - 8, buf.length * 2L)));
+        buf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(MessageTooLargeError.MAX_BYTES, buf.length * 2L)));
     }
 
     private void writeVarint(int v) {

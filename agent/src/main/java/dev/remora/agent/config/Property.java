@@ -74,8 +74,10 @@ public enum Property {
                     + " processors)."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
-    FRAME_MAX("remora.frame.max", "536870912", integer(64, Integer.MAX_VALUE),
-            "Largest Remora frame (bytes) accepted from a peer; a larger one closes that connection as malformed."),
+    FRAME_MAX("remora.frame.max", "2147483639", integer(64, Integer.MAX_VALUE),
+            "Largest Remora frame (bytes) accepted from a peer; a larger one closes that connection as malformed."
+                    + " Default: the largest Java array (JRMP has no bound; a call whose arguments do not fit in one"
+                    + " frame goes by JRMP)."),
     OOS("remora.oos", "jdk", values("jdk", "fast"),
             "The application's own serialization streams: fast = new ObjectOutputStream(out) (exact class; subclasses"
                     + " such as RMI's write the JDK's format) writes Remora's format behind header ACED524D (a JVM"

@@ -1,5 +1,7 @@
 package dev.remora.rmi.wire;
 
+import dev.remora.serializer.MessageTooLargeError;
+
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -91,6 +93,9 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
         if (!tailAllowed) {
             throw new IllegalStateException("this frame buffer takes no tail");
         }
+        if ((long) limit + t.length() > MessageTooLargeError.MAX_BYTES) {
+            throw new MessageTooLargeError((long) limit + t.length()); // the frame's length is an int
+        }
         tail = t;
         tailLength = t.length();
     }
@@ -155,9 +160,12 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
         if (tailLength > 0) {
             throw new IllegalStateException("the frame has its tail: nothing can be written after it");
         }
-        int need = limit + more;
+        long need = (long) limit + more;
         if (need > buf.length) {
-            byte[] b = new byte[Math.max(need, buf.length * 2)];
+            if (need > MessageTooLargeError.MAX_BYTES) {
+                throw new MessageTooLargeError(need); // a frame is one array
+            }
+            byte[] b = new byte[(int) Math.max(need, Math.min(MessageTooLargeError.MAX_BYTES, buf.length * 2L))];
             System.arraycopy(buf, 0, b, 0, limit);
             buf = b;
         }

@@ -10,6 +10,47 @@ import org.junit.jupiter.api.Test;
 
 class FrameBufferTest {
 
+    /** A frame is one array: a tail that would take it past the largest one fails clearly, before anything is sent. */
+    @Test
+    void aFrameLargerThanAnArrayIsRefused() {
+        FrameBuffer f = new FrameBuffer(64).allowTail();
+        Frame.begin(f, Frame.CALL, (byte) 0, 5);
+        FrameBuffer.Tail small = new ArrayTail(new byte[16], 0, 16);
+        FrameBuffer.Tail huge = new FrameBuffer.Tail() {
+            @Override
+            public int length() {
+                return dev.remora.serializer.MessageTooLargeError.MAX_BYTES - 4; // as if pieces added up to it
+            }
+
+            @Override
+            public int pieces() {
+                return small.pieces();
+            }
+
+            @Override
+            public Object piece(int i) {
+                return small.piece(i);
+            }
+
+            @Override
+            public int pieceOffset(int i) {
+                return small.pieceOffset(i);
+            }
+
+            @Override
+            public int pieceLength(int i) {
+                return small.pieceLength(i);
+            }
+
+            @Override
+            public void copyTo(byte[] dst, int at) {
+                small.copyTo(dst, at);
+            }
+        };
+        assertThrows(dev.remora.serializer.MessageTooLargeError.class, () -> f.setTail(huge));
+        assertEquals(Frame.HEADER, f.frameLength());
+    }
+
     @Test
     void aTailCountsInTheFrameAndIsDroppedByClear() {
         byte[] payload = new byte[100];
