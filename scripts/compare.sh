@@ -49,6 +49,8 @@ usage: scripts/compare.sh [options]
   --out DIR              results folder (default results/<timestamp>)
   --timeout-s N          kill a JVM pair that runs longer than this (default: quick 600, full 3600)
   --no-build             do not build missing or stale jars/classes
+  --netns                two "hosts": server and client JVMs in two network namespaces joined by a veth pair
+                         (10.199.0.1 and 10.199.0.2, made for the run and removed after; needs root); no shm floors
   -h, --help             this help
 EOF
 }
@@ -79,6 +81,7 @@ while [[ $# -gt 0 ]]; do
         --out) need_value "$@"; OUT="$2"; shift 2 ;;
         --timeout-s) need_value "$@"; TIMEOUT_S="$2"; shift 2 ;;
         --no-build) BUILD=0; shift ;;
+        --netns) NETNS=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; die "unknown option '$1'" ;;
     esac
@@ -264,6 +267,29 @@ case "$PIN" in
     none) PIN_SERVER=(); PIN_CLIENT=(); PLACEMENT="none: unpinned ($NCPU CPUs; latency may flip between placements)" ;;
 esac
 
+# ---------------------------------------------------------------- two "hosts": network namespaces joined by veth
+# --netns: the server runs in namespace remora-cmp-a (10.199.0.1), the client in remora-cmp-b (10.199.0.2), joined
+# by a veth pair, the closest this machine gets to two hosts (Remora then judges its peer to be on another host: no
+# shm). The namespaces and their addresses exist only for the run. Needs root (ip netns).
+SERVER_HOST=127.0.0.1; NS_SERVER=(); NS_CLIENT=(); CLIENT_HOST_OPT=""
+if [[ "${NETNS:-0}" == 1 ]]; then
+    [[ $(id -u) == 0 ]] || die "--netns needs root (it creates two network namespaces and a veth pair)"
+    command -v ip >/dev/null || die "--netns needs ip (Debian: apt-get install iproute2)"
+    netns_down() { ip netns del remora-cmp-a 2>/dev/null || true; ip netns del remora-cmp-b 2>/dev/null || true; }
+    netns_down
+    ip netns add remora-cmp-a && ip netns add remora-cmp-b \
+        && ip link add remora-va type veth peer name remora-vb \
+        && ip link set remora-va netns remora-cmp-a && ip link set remora-vb netns remora-cmp-b \
+        && ip -n remora-cmp-a addr add 10.199.0.1/24 dev remora-va && ip -n remora-cmp-b addr add 10.199.0.2/24 dev remora-vb \
+        && ip -n remora-cmp-a link set remora-va up && ip -n remora-cmp-b link set remora-vb up \
+        && ip -n remora-cmp-a link set lo up && ip -n remora-cmp-b link set lo up \
+        || { netns_down; die "--netns: could not set up the namespaces"; }
+    trap netns_down EXIT
+    SERVER_HOST=10.199.0.1; NS_SERVER=(ip netns exec remora-cmp-a); NS_CLIENT=(ip netns exec remora-cmp-b)
+    CLIENT_HOST_OPT="-Djava.rmi.server.hostname=10.199.0.2" # where the server's callbacks reach the client
+    PLACEMENT="$PLACEMENT"$'\n'"            netns: server in remora-cmp-a (10.199.0.1), client in remora-cmp-b (10.199.0.2), over veth"
+fi
+
 # ---------------------------------------------------------------- header
 {
     echo "Remora compare ($MODE) $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $NCPU CPUs, $(uname -r)"
@@ -292,7 +318,7 @@ run_pair() { # run_pair CONFIG ROUND
     fi
     rm -f "$ready"
     # shellcheck disable=SC2086
-    "${PIN_SERVER[@]}" "$JAVA" $opts -cp "$CLASSES" "$MAIN_PKG.BenchServer" --host 127.0.0.1 --port 0 \
+    "${NS_SERVER[@]}" "${PIN_SERVER[@]}" "$JAVA" $opts -cp "$CLASSES" "$MAIN_PKG.BenchServer" --host "$SERVER_HOST" --port 0 \
         --ready-file "$ready" >"$OUT/logs/$tag-server.log" 2>&1 &
     SERVER_PID=$!
     for ((i = 0; i < 600; i++)); do
@@ -307,8 +333,9 @@ run_pair() { # run_pair CONFIG ROUND
         cleanup; return 1
     fi
     # shellcheck disable=SC2086
-    timeout --kill-after=10 "$TIMEOUT_S" "${PIN_CLIENT[@]}" "$JAVA" $opts -Dsun.rmi.transport.tcp.responseTimeout=120000 \
-        -cp "$CLASSES" "$MAIN_PKG.BenchClient" --host 127.0.0.1 --port "$port" --config "$c" --round "$r" \
+    timeout --kill-after=10 "$TIMEOUT_S" "${NS_CLIENT[@]}" "${PIN_CLIENT[@]}" "$JAVA" $opts $CLIENT_HOST_OPT \
+        -Dsun.rmi.transport.tcp.responseTimeout=120000 \
+        -cp "$CLASSES" "$MAIN_PKG.BenchClient" --host "$SERVER_HOST" --port "$port" --config "$c" --round "$r" \
         --objects "$OBJECTS" --sizes "$SIZES" ${KERNELS:+--kernels "$KERNELS"} --warmup-ms "$WARMUP_MS" \
         --warmup "$WARMUP" --warmup-case-ms "$WARMUP_CASE_MS" --reps "$REPS" --budget-ms "$BUDGET_MS" --star-threads "$STAR_THREADS" \
         --verify-first --no-header --shutdown-server >"$OUT/raw/$tag.csv" 2> >(tee "$OUT/logs/$tag-client.log" \
@@ -347,7 +374,7 @@ run_pair() { # run_pair CONFIG ROUND
 # echo of an array pays). CompareReport reads them from $OUT/floor and prints echo_obj byte[100000] against each.
 FLOOR_BIN="$ROOT/bench/target/c/remora_fabric_pingpong"
 FLOOR=0; FLOORS=0
-if [[ " ${RUN[*]} " == *" fabric"* ]]; then
+if [[ " ${RUN[*]} " == *" fabric"* && "${NETNS:-0}" != 1 ]]; then # the floors are shm's: not across "hosts"
     FLOORS=1
     if [[ ! -x "$FLOOR_BIN" && "$BUILD" = 1 ]]; then
         make -s -C "$ROOT/bench/src/main/c" >"$OUT/logs/build-floor.log" 2>&1 || true

@@ -24,6 +24,14 @@ public interface RouterListener {
     default void handoff() {
     }
 
+    /**
+     * A connection's technology ("fabric", "socket") as chosen (not as a fallback), with the reason: for
+     * {@code remora.log=debug} and the host's counters.
+     */
+    default void chose(String technology, String reason) {
+        debug(reason);
+    }
+
     /** Detail for {@code remora.log=debug} (which technology a connection uses, ...). */
     default void debug(String message) {
     }

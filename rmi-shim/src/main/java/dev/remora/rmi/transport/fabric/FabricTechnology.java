@@ -49,11 +49,19 @@ public final class FabricTechnology implements Technology {
     private static final byte USE_SOCKET = 1;
     /** Remote providers in order of preference, as {@link Fabric#providers()} names them. */
     private static final String[] REMOTE = {"verbs;ofi_rxm", "efa", "tcp;ofi_rxm"};
+    /**
+     * Providers Remora's own socket transport outruns (measured between two network namespaces joined by veth, see
+     * docs/transports.md): under remora.transport=auto a client does not offer them, so two hosts that share
+     * nothing better use the socket transport; remora.transport=fabric still uses them.
+     */
+    static final List<String> BEHIND_SOCKET = List.of("tcp;ofi_rxm");
 
     private final Settings settings;
     private final Technology fallback;
     private final FabricOptions fabricOptions;
     private volatile Boolean available;
+    /** Tests: judge every peer to be on another host (two hosts simulated over loopback). */
+    private boolean hostsApart;
 
     /** Everything the technology needs, as plain values (the agent maps the remora.* properties onto them). */
     public static final class Settings {
@@ -189,14 +197,22 @@ public final class FabricTechnology implements Technology {
             return fallback.open(socket, client);
         }
         link.start();
-        settings.listener.debug("fabric link to " + link.peer() + " over " + link.provider()
+        settings.listener.chose("fabric", "fabric link to " + link.peer() + " over " + link.provider()
                 + (link.sharedRings() ? " with shared rings" : ""));
         return link;
     }
 
     /** The client proposes; returns null when both agreed on the socket technology instead. */
     private FabricLink clientHandshake(Socket socket, DataInputStream in, DataOutputStream out) throws IOException {
-        List<String> candidates = candidates(sameHost(socket));
+        List<String> candidates = candidates(!hostsApart && sameHost(socket));
+        String preferSocket = null;
+        if (!settings.requested && "auto".equals(settings.provider) && !candidates.isEmpty()
+                && BEHIND_SOCKET.containsAll(candidates)) {
+            // remora.transport=auto: only providers the socket technology outruns are shared with this peer
+            preferSocket = "Remora's socket transport is faster than libfabric's " + candidates + " between two"
+                    + " hosts (docs/transports.md; remora.transport=fabric uses it anyway)";
+            candidates = List.of();
+        }
         out.writeInt(MAGIC);
         out.writeShort(candidates.size());
         for (String c : candidates) {
@@ -207,7 +223,13 @@ public final class FabricTechnology implements Technology {
             throw new IOException("the peer broke the fabric handshake (wrong magic)");
         }
         if (in.readByte() != OK) {
-            fellBack(socket, "the server " + in.readUTF());
+            String why = in.readUTF();
+            if (preferSocket != null) {
+                settings.listener.chose("socket", "socket transport to " + socket.getInetAddress().getHostAddress()
+                        + ": " + preferSocket);
+            } else {
+                fellBack(socket, "the server " + why);
+            }
             return null;
         }
         String provider = in.readUTF();
@@ -262,7 +284,7 @@ public final class FabricTechnology implements Technology {
         for (int i = 0; i < n; i++) {
             offered.add(in.readUTF());
         }
-        List<String> mine = candidates(sameHost(socket));
+        List<String> mine = candidates(!hostsApart && sameHost(socket));
         String provider = null;
         for (String c : offered) {
             if (mine.contains(c)) {
@@ -271,6 +293,13 @@ public final class FabricTechnology implements Technology {
             }
         }
         if (provider == null) {
+            if (offered.isEmpty()) { // the client chose the socket technology for this peer and says why
+                refuse(out, "agrees: no fabric provider offered");
+                settings.listener.chose("socket", "socket transport to " + socket.getInetAddress().getHostAddress()
+                        + ": the client offered no fabric provider (its remora.transport=auto prefers the socket"
+                        + " transport between two hosts without shm, verbs or efa)");
+                return null;
+            }
             String why = "has no fabric provider in common (client offered " + offered + ", server has " + mine + ")";
             refuse(out, why);
             fellBack(socket, "the server " + why);
@@ -384,6 +413,12 @@ public final class FabricTechnology implements Technology {
         byte[] b = new byte[in.readUnsignedShort()];
         in.readFully(b);
         return b;
+    }
+
+    /** Tests: every peer counts as on another host. */
+    FabricTechnology hostsApart() {
+        hostsApart = true;
+        return this;
     }
 
     /** Providers this JVM would use for a peer, best first. */

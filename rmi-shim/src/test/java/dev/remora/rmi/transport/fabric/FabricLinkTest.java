@@ -55,7 +55,13 @@ class FabricLinkTest {
         public void note(String key, String message) {
             notes.add(key + ": " + message);
         }
+
+        @Override
+        public void chose(String technology, String reason) {
+            chosen.add(technology + ": " + reason);
+        }
     };
+    private final List<String> chosen = new CopyOnWriteArrayList<>();
     private final ExecutorService pool = Executors.newCachedThreadPool();
     private Socket a;
     private Socket b;
@@ -379,6 +385,33 @@ class FabricLinkTest {
         sent.get(5, TimeUnit.SECONDS);
         assertTrue(e.getMessage().contains("malformed Remora frame"), e.getMessage());
         assertFalse(server.isOpen());
+    }
+
+    /**
+     * Two hosts that share only libfabric's tcp provider: remora.transport=auto uses Remora's socket transport (faster
+     * there, docs/transports.md), says why at debug level and warns of nothing; remora.transport=fabric uses tcp.
+     */
+    @Test
+    void autoBetweenTwoHostsPrefersTheSocketTransportOverLibfabricsTcp() throws Exception {
+        assumeTrue(Fabric.providers().contains("tcp;ofi_rxm"), "no tcp;ofi_rxm provider here");
+        FabricTechnology auto = new FabricTechnology(new FabricTechnology.Settings(false, true, "auto", -1, -1, -1,
+                1_000_000, MAX, 5000, listener), new SocketTechnology(MAX, 0)).hostsApart();
+        open(auto);
+        assertFalse(client instanceof FabricLink);
+        assertFalse(server instanceof FabricLink);
+        assertEquals(Frame.HEADER + 100, roundOne(client, server, frame(Frame.CALL, 9, 100), new FrameBuffer(16))
+                .length());
+        assertEquals(List.of(), notes, "a choice, not a fallback");
+        assertEquals(2, chosen.size(), chosen::toString);
+        assertTrue(chosen.stream().allMatch(c -> c.startsWith("socket: socket transport to ")), chosen::toString);
+
+        closeLinks();
+        pair();
+        chosen.clear();
+        open(technology("auto").hostsApart()); // remora.transport=fabric
+        assertEquals("tcp;ofi_rxm", ((FabricLink) client).provider());
+        assertEquals("tcp;ofi_rxm", ((FabricLink) server).provider());
+        assertTrue(chosen.stream().allMatch(c -> c.startsWith("fabric: ")), chosen::toString);
     }
 
     @Test
