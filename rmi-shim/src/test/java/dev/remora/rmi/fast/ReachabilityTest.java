@@ -1,0 +1,139 @@
+package dev.remora.rmi.fast;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.rmi.RemoraRouter;
+import dev.remora.rmi.RouterOptions;
+import dev.remora.rmi.RouterOptions.Serializer;
+import dev.remora.rmi.jdk.RmiInternals;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.InputStream;
+import java.io.NotSerializableException;
+import java.io.OutputStream;
+import java.io.Serializable;
+import java.lang.ref.WeakReference;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.rmi.MarshalException;
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+import java.rmi.server.ObjID;
+import java.rmi.server.RMIClientSocketFactory;
+import java.rmi.server.RMIServerSocketFactory;
+import java.rmi.server.UnicastRemoteObject;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Objects that JRMP lets go must not be kept reachable by Remora (the JDK's jtreg tests UnexportLeak,
+ * PinLastArguments, RuntimeThreadInheritanceLeak, PinClientSocketFactory and DGCAckFailure, in-process). Each test
+ * watches the object through a WeakReference while it asks for garbage collections, a bounded number of times.
+ */
+class ReachabilityTest {
+
+    public interface Ping extends Remote {
+        void ping(Object first, Object second) throws RemoteException;
+
+        /** A newly exported object, which nothing but the result refers to. */
+        Remote fresh() throws RemoteException;
+    }
+
+    public interface Holder extends Remote {
+        void hold(Remote r) throws RemoteException;
+    }
+
+    static final class PingImpl implements Ping {
+        volatile WeakReference<Remote> lastFresh;
+
+        @Override
+        public void ping(Object first, Object second) {
+        }
+
+        @Override
+        public Remote fresh() throws RemoteException {
+            PingImpl p = new PingImpl();
+            UnicastRemoteObject.exportObject(p, 0);
+            lastFresh = new WeakReference<>(p);
+            return p;
+        }
+    }
+
+    static final class HolderImpl implements Holder {
+        volatile Remote held;
+
+        @Override
+        public void hold(Remote r) {
+            held = r;
+        }
+    }
+
+    static final class Csf implements RMIClientSocketFactory, Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Socket createSocket(String host, int port) throws java.io.IOException {
+            return new Socket(host, port);
+        }
+    }
+
+    enum Path { COLOCATED, NETWORK }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(Serializer.values()).flatMap(s -> Stream.of(Path.values()).map(p -> Arguments.of(s, p)));
+    }
+
+    /** Up to 100 collections, 20 ms apart; true when {@code ref} was cleared. */
+    static boolean collected(WeakReference<?> ref) throws InterruptedException {
+        for (int i = 0; i < 100 && ref.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        return ref.get() == null;
+    }
+
+    private static Method m(String name) {
+        for (Method m : Ping.class.getMethods()) {
+            if (m.getName().equals(name)) {
+                return m;
+            }
+        }
+        throw new AssertionError(name);
+    }
+
+    /**
+     * UnexportLeak: an object unexported while a client holds a reference (its Target's WeakRef is pinned by the DGC)
+     * is collected once JRMP drops its Target, whether or not it was ever called.
+     */
+    @Test
+    void anObjectUnexportedWhileReferencedIsCollected() throws Throwable {
+        Serializer s = Serializer.FAST;
+        HolderImpl holder = new HolderImpl();
+        Holder holderStub = (Holder) UnicastRemoteObject.exportObject(holder, 0);
+        try (Rig rig = new Rig(Rig.options(s), Rig.options(s))) {
+            PingImpl impl = new PingImpl();
+            rig.export(impl);
+            holderStub.hold(rig.stub(impl)); // plain JRMP: the holder's copy of the stub makes a DGC dirty call
+            assertNotNull(holder.held);
+            WeakReference<PingImpl> gone = new WeakReference<>(impl);
+            rig.unexport(impl);
+            impl = null;
+            assertTrue(collected(gone), "the unexported object is still reachable");
+        } finally {
+            UnicastRemoteObject.unexportObject(holder, true);
+        }
+    }
+}
