@@ -136,4 +136,34 @@ class ReachabilityTest {
             UnicastRemoteObject.unexportObject(holder, true);
         }
     }
+
+    /**
+     * PinLastArguments: an exported object passed as an argument, once in a call that worked and once in one whose
+     * arguments could not be serialized, is not kept by the writer that replaced it by its stub.
+     */
+    @ParameterizedTest
+    @MethodSource("cases")
+    void theLastCallsArgumentsAreNotKept(Serializer s, Path p) throws Throwable {
+        try (Rig rig = new Rig(Rig.options(s), Rig.options(s))) {
+            PingImpl impl = new PingImpl();
+            Object rigRef = rig.export(impl);
+            Remote stub = rig.stub(impl);
+            Method ping = m("ping");
+            long hash = RmiInternals.methodHash(ping);
+            Supplier<RemoraRouter> router = () -> p == Path.NETWORK ? rig.client : rig.server;
+            Object ref = p == Path.NETWORK ? rigRef : Rig.refOf(stub);
+            Object[] r = router.get().invoke(ref, stub, ping, new Object[] {impl, null}, hash);
+            assertNotNull(r, "left to JRMP");
+            assertNull(r[1], () -> String.valueOf(r[1]));
+            Object[] failed = router.get().invoke(ref, stub, ping, new Object[] {impl, new Object()}, hash);
+            assertTrue(failed[1] instanceof MarshalException
+                    && ((Throwable) failed[1]).getCause() instanceof NotSerializableException,
+                    () -> String.valueOf(failed[1]));
+            WeakReference<PingImpl> gone = new WeakReference<>(impl);
+            rig.unexport(impl);
+            impl = null;
+            stub = null;
+            assertTrue(collected(gone), "the last call's argument is still reachable");
+        }
+    }
 }
