@@ -166,4 +166,33 @@ class ReachabilityTest {
             assertTrue(collected(gone), "the last call's argument is still reachable");
         }
     }
+
+    /**
+     * RuntimeThreadInheritanceLeak: a thread Remora starts from an application thread (here the dispatch pool's)
+     * does not keep that thread's context class loader.
+     */
+    @Test
+    void remoraThreadsDoNotKeepTheirCreatorsContextClassLoader() throws Throwable {
+        Thread t = Thread.currentThread();
+        ClassLoader saved = t.getContextClassLoader();
+        URLClassLoader loader = new URLClassLoader("app-loader", new URL[0], saved);
+        WeakReference<ClassLoader> gone = new WeakReference<>(loader);
+        RemoraRouter router = new RemoraRouter(RouterOptions.defaults().transport(RouterOptions.Transport.SOCKET)
+                .dispatch(RouterOptions.Dispatch.POOL).poolThreads(2));
+        t.setContextClassLoader(loader);
+        try {
+            router.start();
+        } finally {
+            t.setContextClassLoader(saved);
+        }
+        loader = null;
+        assertTrue(collected(gone), "a Remora thread keeps the context class loader of the thread that made it");
+        for (Thread x : Thread.getAllStackTraces().keySet()) {
+            if (x.getName().startsWith("remora-")) {
+                assertEquals(ClassLoader.getSystemClassLoader(), x.getContextClassLoader(), x.getName());
+                assertNull(x.getThreadGroup() == null ? null : x.getThreadGroup().getParent(),
+                        x.getName() + ": in the system thread group, as JRMP's threads");
+            }
+        }
+    }
 }
