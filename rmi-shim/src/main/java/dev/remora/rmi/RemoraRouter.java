@@ -135,7 +135,10 @@ public final class RemoraRouter implements CallRouter {
         RemoteEndpoint re;
         try {
             if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep)) {
-                re = JRMP_ONLY;
+                // Not remembered: the endpoint holds the application's socket factories, which JRMP lets go once
+                // its stubs and connections are gone (a cache keyed by endpoint would keep every factory forever).
+                // Such a call pays a missed lookup and these two checks, no allocation.
+                return JRMP_ONLY;
             } else {
                 re = new RemoteEndpoint(RmiInternals.host(ep), RmiInternals.port(ep), options, technologies);
             }

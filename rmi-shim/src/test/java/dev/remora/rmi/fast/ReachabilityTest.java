@@ -195,4 +195,33 @@ class ReachabilityTest {
             }
         }
     }
+
+    /**
+     * PinClientSocketFactory: a call through a stub whose endpoint has a client socket factory (left to JRMP) does not
+     * keep the factory reachable once the stub is gone.
+     */
+    @Test
+    void aClientSocketFactoryIsNotKept() throws Throwable {
+        RemoraRouter router = new RemoraRouter(RouterOptions.defaults().transport(RouterOptions.Transport.SOCKET));
+        Csf csf = new Csf();
+        WeakReference<Csf> gone = new WeakReference<>(csf);
+        ClassLoader rmi = Remote.class.getClassLoader();
+        Class<?> ep = Class.forName("sun.rmi.transport.Endpoint", false, rmi);
+        Object endpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi)
+                .getConstructor(String.class, int.class, RMIClientSocketFactory.class, RMIServerSocketFactory.class)
+                .newInstance("127.0.0.1", 1099, csf, null);
+        Class<?> liveRefClass = Class.forName("sun.rmi.transport.LiveRef", false, rmi);
+        Object liveRef = liveRefClass.getConstructor(ObjID.class, ep, boolean.class)
+                .newInstance(new ObjID(), endpoint, false);
+        Object ref = Class.forName("sun.rmi.server.UnicastRef", false, rmi).getConstructor(liveRefClass)
+                .newInstance(liveRef);
+        Method ping = m("ping");
+        assertNull(router.invoke(ref, null, ping, new Object[] {null, null}, RmiInternals.methodHash(ping)),
+                "a custom socket factory's endpoint is JRMP's");
+        csf = null;
+        endpoint = null;
+        liveRef = null;
+        ref = null;
+        assertTrue(collected(gone), "the client socket factory is still reachable");
+    }
 }
