@@ -11,8 +11,6 @@ import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.rmi.Remote;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -52,8 +50,8 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     /** The inline path's call state, reused. */
     private final Dispatcher.Call inlineCall = new Dispatcher.Call();
     private final ExportTable.Key key = new ExportTable.Key();
-    /** Remote objects sent in results, kept reachable until the client acknowledges (JRMP's DGC ack). */
-    private final Map<Integer, List<Remote>> pinned = new ConcurrentHashMap<>();
+    /** Remote objects sent in results, kept reachable until the client acknowledges (JRMP's DGC ack) or times out. */
+    private final AckPins pinned;
 
     // remora.dispatch=auto
     private static final Dispatcher.Call HANDED = new Dispatcher.Call();
@@ -82,6 +80,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         this.fast = new FastChannel(options.typeCache, options.spareBytes);
         this.marshalling = new Marshalling(fast, options);
         this.readTimeoutMillis = readTimeoutMillis;
+        this.pinned = new AckPins(options);
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
     }
@@ -179,7 +178,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         }
                         break;
                     case Frame.ACK:
-                        pinned.remove(FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+                        pinned.acknowledged(FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         break;
                     case Frame.PING:
                         FrameBuffer pong = REPLY.get();
@@ -339,13 +338,13 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     public void reply(Dispatcher.Call c, FrameBuffer out, List<Remote> pins) {
         if (pins != null) {
             out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
-            pinned.put(c.callId, pins);
+            pinned.pin(c.callId, pins);
         }
         try {
             link.send(out);
             options.listener.bytes(out.frameLength(), 0);
         } catch (IOException e) {
-            pinned.remove(c.callId);
+            pinned.acknowledged(c.callId); // never sent: nothing to wait for
             link.close(); // the reader sees it and ends the connection
         }
     }

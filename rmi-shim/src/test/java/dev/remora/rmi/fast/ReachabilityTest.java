@@ -224,4 +224,46 @@ class ReachabilityTest {
         ref = null;
         assertTrue(collected(gone), "the client socket factory is still reachable");
     }
+
+    /**
+     * DGCAckFailure: a result's exported object stays pinned while the client has not acknowledged it, but, as under
+     * JRMP, no longer than the DGC ack timeout: here a client that reads its reply and never sends the ACK, on a
+     * connection that stays open.
+     */
+    @ParameterizedTest
+    @EnumSource(Serializer.class)
+    void aResultThatIsNeverAcknowledgedIsLetGoAfterTheAckTimeout(Serializer s) throws Throwable {
+        try (Rig rig = new Rig(Rig.options(s), Rig.options(s).dgcAckTimeoutMillis(200))) {
+            PingImpl impl = new PingImpl();
+            Object rigRef = rig.export(impl);
+            ObjID id = RmiInternals.objId(RmiInternals.liveRef(rigRef));
+            Method fresh = m("fresh");
+            try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), rig.port())) {
+                OutputStream out = socket.getOutputStream();
+                FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
+                hello.writeInt(Frame.MAGIC);
+                hello.writeShort(Frame.VERSION);
+                hello.writeByte(Frame.TECH_SOCKET);
+                hello.writeByte(0);
+                out.write(hello.array(), 0, hello.length());
+                InputStream in = socket.getInputStream();
+                byte[] answer = in.readNBytes(Frame.HELLO_LENGTH);
+                assertEquals(Frame.TECH_SOCKET, answer[6], "the server chose the socket technology");
+                Link link = new SocketTechnology(1 << 20, 0).open(socket, true);
+                FrameBuffer call = new FrameBuffer(64);
+                Frame.begin(call, Frame.CALL, (byte) 0, 1);
+                id.write(call);
+                call.writeLong(RmiInternals.methodHash(fresh));
+                Frame.finish(call);
+                link.send(call);
+                FrameBuffer reply = link.receive((kind, callId, length) -> new FrameBuffer(length), 0);
+                assertEquals(Frame.REPLY, reply.array()[Frame.OFF_KIND]);
+                assertTrue((reply.array()[Frame.OFF_FLAGS] & Frame.FLAG_NEEDS_ACK) != 0, "the result is pinned");
+                WeakReference<Remote> gone = impl.lastFresh;
+                assertNotNull(gone.get());
+                // no ACK, the connection open
+                assertTrue(collected(gone), "the result's object is still pinned after the ack timeout");
+            }
+        }
+    }
 }
