@@ -1,5 +1,6 @@
 package dev.remora.rmi;
 
+import dev.remora.rmi.jdk.SystemThreads;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
@@ -35,8 +36,7 @@ final class DispatchWatchdog implements Runnable {
             synchronized (START) {
                 t = thread;
                 if (t == null) {
-                    t = new Thread(new DispatchWatchdog(), "remora-dispatch-watchdog");
-                    t.setDaemon(true);
+                    t = SystemThreads.newThread(new DispatchWatchdog(), "remora-dispatch-watchdog", true);
                     t.start();
                     thread = t;
                 }

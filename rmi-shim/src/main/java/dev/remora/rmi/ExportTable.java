@@ -2,6 +2,9 @@ package dev.remora.rmi;
 
 import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.wire.FrameBuffer;
+import java.lang.ref.Reference;
+import java.lang.ref.ReferenceQueue;
+import java.lang.ref.WeakReference;
 import java.rmi.server.ObjID;
 import java.util.Iterator;
 import java.util.Map;
@@ -9,11 +12,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * ObjID to JRMP's own {@code Target} for the objects this JVM exported (learned from the export hook). Holding the
- * Target, not the implementation, keeps JRMP's rules: the implementation stays weakly reachable (DGC decides), a
- * call on an unexported object gets JRMP's NoSuchObjectException from {@code Target.incrementCallCount}, and an
- * unexport without force waits for Remora's calls in progress too. Entries of unexported objects are swept as new
- * objects are exported.
+ * ObjID to JRMP's own {@code Target} for the objects this JVM exported (learned from the export hook). Going through
+ * the Target, not the implementation, keeps JRMP's rules: a call on an unexported object gets JRMP's
+ * NoSuchObjectException from {@code Target.incrementCallCount}, and an unexport without force waits for Remora's calls
+ * in progress too.
+ *
+ * <p>The Targets are held weakly: JRMP's ObjectTable holds a Target strongly until the object is unexported or
+ * collected, and the Target holds the implementation strongly while clients hold references (its WeakRef is pinned),
+ * and the exporting thread's context class loader. A strong Target here would keep all that reachable after JRMP let
+ * go (an object unexported while a client still referenced it was never collected). Entries whose Target JRMP let go
+ * are dropped as new objects are exported.
  *
  * <p>Each entry also keeps the export's own endpoint (the TCPEndpoint JRMP listens on for it; its port is filled in
  * place once an anonymous port is bound), so the client side can tell a stub for an object of this JVM
@@ -59,22 +67,31 @@ final class ExportTable {
         }
     }
 
-    /** One exported object: JRMP's Target and the endpoint it was exported on. */
-    static final class Export {
-        final Object target;
+    /** One exported object: JRMP's Target (weakly) and the endpoint it was exported on. */
+    static final class Export extends WeakReference<Object> {
+        final Key key;
+        final ObjID id;
         final Object endpoint;
         /** For co-located calls: the client host they report, and the ConnectionHandler that reports it. */
         volatile String clientHost;
         volatile Object handler;
 
-        Export(Object target, Object endpoint) {
-            this.target = target;
+        Export(Key key, ObjID id, Object target, Object endpoint, ReferenceQueue<Object> queue) {
+            super(target, queue);
+            this.key = key;
+            this.id = id;
             this.endpoint = endpoint;
+        }
+
+        /** JRMP's Target, or null once JRMP let go of it. */
+        Object target() {
+            return get();
         }
     }
 
-    private final Map<Key, Object> targets = new ConcurrentHashMap<>();
+    private final Map<Key, Export> targets = new ConcurrentHashMap<>();
     private final Map<ObjID, Export> byId = new ConcurrentHashMap<>();
+    private final ReferenceQueue<Object> gone = new ReferenceQueue<>();
     private final AtomicInteger sinceSweep = new AtomicInteger();
 
     /** Remembers an export; false when the object is not one Remora serves. */
@@ -85,8 +102,11 @@ final class ExportTable {
         } catch (java.io.IOException e) {
             return false; // FrameBuffer does not throw on primitives
         }
-        targets.put(new Key().read(b.array(), 0), target);
-        byId.put(id, new Export(target, endpoint));
+        expunge();
+        Key key = new Key().read(b.array(), 0);
+        Export e = new Export(key, id, target, endpoint, gone);
+        targets.put(key, e);
+        byId.put(id, e);
         if (sinceSweep.incrementAndGet() >= 64) {
             sinceSweep.set(0);
             sweep();
@@ -96,7 +116,8 @@ final class ExportTable {
 
     /** The Target for {@code key}, or null. */
     Object get(Key key) {
-        return targets.get(key);
+        Export e = targets.get(key);
+        return e == null ? null : e.get();
     }
 
     /**
@@ -106,27 +127,40 @@ final class ExportTable {
      */
     Export local(ObjID id, int port) throws Throwable {
         Export e = byId.get(id);
-        if (e == null || RmiInternals.port(e.endpoint) != port || RmiInternals.targetRemoved(e.target)) {
+        if (e == null || RmiInternals.port(e.endpoint) != port) {
+            return null;
+        }
+        Object target = e.get();
+        if (target == null || RmiInternals.targetRemoved(target)) {
             return null;
         }
         return e;
+    }
+
+    /** Drops the entries whose Target was collected. */
+    private void expunge() {
+        for (Reference<?> r; (r = gone.poll()) != null;) {
+            forget((Export) r);
+        }
+    }
+
+    private void forget(Export e) {
+        targets.remove(e.key, e);
+        byId.remove(e.id, e);
     }
 
     int size() {
         return targets.size();
     }
 
-    /** Drops Targets that JRMP removed (unexported, or collected by the DGC). */
+    /** Drops Targets that JRMP removed (unexported, or collected by the DGC) but something still holds. */
     void sweep() {
         try {
-            for (Iterator<Object> it = targets.values().iterator(); it.hasNext();) {
-                if (RmiInternals.targetRemoved(it.next())) {
-                    it.remove();
-                }
-            }
             for (Iterator<Export> it = byId.values().iterator(); it.hasNext();) {
-                if (RmiInternals.targetRemoved(it.next().target)) {
-                    it.remove();
+                Export e = it.next();
+                Object target = e.get();
+                if (target == null || RmiInternals.targetRemoved(target)) {
+                    forget(e);
                 }
             }
         } catch (Throwable t) {

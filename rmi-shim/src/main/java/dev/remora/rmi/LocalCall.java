@@ -140,7 +140,7 @@ final class LocalCall {
         Object oldHandler = RmiInternals.setConnectionHandler(handler);
         try {
             buf.position(0);
-            dispatcher.prepare(c, e.target, hash, buf, m.reader(flags),
+            dispatcher.prepare(c, e.target(), hash, buf, m.reader(flags),
                     mi.rawArgs ? (args == null ? Marshal.NO_ARGS : args) : null);
             dispatcher.complete(c, s.reply, writer, s);
         } finally {

@@ -1,6 +1,7 @@
 package dev.remora.rmi;
 
 import dev.remora.rmi.jdk.RmiInternals;
+import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.SocketTechnology;
 import dev.remora.rmi.transport.Technology;
@@ -137,7 +138,10 @@ public final class RemoraRouter implements CallRouter {
         RemoteEndpoint re;
         try {
             if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep)) {
-                re = JRMP_ONLY;
+                // Not remembered: the endpoint holds the application's socket factories, which JRMP lets go once
+                // its stubs and connections are gone (a cache keyed by endpoint would keep every factory forever).
+                // Such a call pays a missed lookup and these two checks, no allocation.
+                return JRMP_ONLY;
             } else {
                 re = new RemoteEndpoint(RmiInternals.host(ep), RmiInternals.port(ep), options, technologies);
             }
@@ -356,15 +360,16 @@ public final class RemoraRouter implements CallRouter {
         return p;
     }
 
-    /** Daemon threads named like JRMP's, in the system thread group's spirit: they never keep a JVM alive. */
+    /**
+     * Daemon threads (they never keep a JVM alive) made as JRMP makes its own ({@link SystemThreads}): the pool grows
+     * from whatever thread needs one, and must not keep that thread's context class loader.
+     */
     private static final class DispatchThreads implements ThreadFactory {
         private final AtomicInteger n = new AtomicInteger();
 
         @Override
         public Thread newThread(Runnable r) {
-            Thread t = new Thread(r, "remora-dispatch-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
+            return SystemThreads.newThread(r, "remora-dispatch-" + n.incrementAndGet(), true);
         }
     }
 

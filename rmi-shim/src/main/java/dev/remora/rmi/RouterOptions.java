@@ -47,6 +47,7 @@ public final class RouterOptions {
     private int handshakeTimeoutMillis = -1;
     private int responseTimeoutMillis = -1;
     private long laneIdleMillis = -1;
+    private long dgcAckTimeoutMillis = -1;
 
     public static RouterOptions defaults() {
         return new RouterOptions();
@@ -220,6 +221,20 @@ public final class RouterOptions {
     boolean suppressStackTraces() {
         Boolean s = suppressStackTraces;
         return s != null ? s : RmiInternals.suppressStackTraces();
+    }
+
+    /**
+     * How long a server keeps the remote objects of a result reachable when the client does not acknowledge it; by
+     * default JRMP's own {@code sun.rmi.dgc.ackTimeout} (5 minutes), as {@code DGCAckHandler} read it (tests set it
+     * here).
+     */
+    public RouterOptions dgcAckTimeoutMillis(long ms) {
+        dgcAckTimeoutMillis = Math.max(0, ms);
+        return this;
+    }
+
+    long dgcAckTimeout() {
+        return dgcAckTimeoutMillis >= 0 ? dgcAckTimeoutMillis : RmiInternals.dgcAckTimeout();
     }
 
     /**

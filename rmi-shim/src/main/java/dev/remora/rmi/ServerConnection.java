@@ -12,7 +12,6 @@ import java.net.SocketTimeoutException;
 import java.rmi.Remote;
 import java.util.ArrayDeque;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -61,8 +60,8 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     /** The inline path's call state, reused. */
     private final Dispatcher.Call inlineCall = new Dispatcher.Call();
     private final ExportTable.Key key = new ExportTable.Key();
-    /** Remote objects sent in results, kept reachable until the client acknowledges (JRMP's DGC ack). */
-    private final Map<Integer, List<Remote>> pinned = new ConcurrentHashMap<>();
+    /** Remote objects sent in results, kept reachable until the client acknowledges (JRMP's DGC ack) or times out. */
+    private final AckPins pinned;
 
     // remora.dispatch=auto
     private static final Dispatcher.Call HANDED = new Dispatcher.Call();
@@ -100,6 +99,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         this.fast = new FastChannel(options.typeCache, options.spareBytes);
         this.marshalling = new Marshalling(fast, options);
         this.readTimeoutMillis = readTimeoutMillis;
+        this.pinned = new AckPins(options);
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
         this.laneIdleNanos = TimeUnit.MILLISECONDS.toNanos(options.laneIdle());
@@ -222,7 +222,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         }
                         break;
                     case Frame.ACK:
-                        pinned.remove(FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+                        pinned.acknowledged(FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         break;
                     case Frame.PING:
                         FrameBuffer pong = REPLY.get();
@@ -509,13 +509,13 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     public void reply(Dispatcher.Call c, FrameBuffer out, List<Remote> pins) {
         if (pins != null) {
             out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
-            pinned.put(c.callId, pins);
+            pinned.pin(c.callId, pins);
         }
         try {
             link.send(out);
             options.listener.bytes(out.frameLength(), 0);
         } catch (IOException e) {
-            pinned.remove(c.callId);
+            pinned.acknowledged(c.callId); // never sent: nothing to wait for
             link.close(); // the reader sees it and ends the connection
         }
     }

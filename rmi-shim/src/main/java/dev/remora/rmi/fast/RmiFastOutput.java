@@ -32,6 +32,17 @@ public final class RmiFastOutput extends RemoraObjectOutput {
         super.beginCall();
     }
 
+    /**
+     * Also forgets the list of replaced implementations: it is handed to the caller that pins them, and kept here it
+     * would pin them (an exported object given as an argument) until this connection's next call, or forever, as JRMP
+     * never does. A call whose arguments failed to serialize leaves its list here too.
+     */
+    @Override
+    public void release() {
+        replaced = null;
+        super.release();
+    }
+
     @Override
     @SuppressWarnings("deprecation")
     protected Object replaceObject(Object obj) throws IOException {

@@ -343,6 +343,28 @@ public final class RmiInternals {
         }
     }
 
+    private static final class AckTimeout {
+        static final long VALUE = read();
+
+        private static long read() {
+            try {
+                Class<?> c = Class.forName("sun.rmi.transport.DGCAckHandler", false, Remote.class.getClassLoader());
+                return (long) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c,
+                        "dgcAckTimeout", long.class).invoke();
+            } catch (Throwable t) {
+                return Long.getLong("sun.rmi.dgc.ackTimeout", 300_000); // what that field is initialized from
+            }
+        }
+    }
+
+    /**
+     * {@code DGCAckHandler.dgcAckTimeout} ({@code sun.rmi.dgc.ackTimeout}, default 5 minutes): how long JRMP keeps the
+     * remote objects of a result reachable while it waits for the client's DGC acknowledgment.
+     */
+    public static long dgcAckTimeout() {
+        return AckTimeout.VALUE;
+    }
+
     /** {@code UnicastServerRef.suppressStackTraces} ({@code sun.rmi.server.suppressStackTraces}). */
     private static final class Suppress {
         static final boolean VALUE = read();

@@ -2,6 +2,7 @@ package dev.remora.rmi.transport.fabric;
 
 import dev.remora.fabric.FabricEndpoint;
 import dev.remora.rmi.RouterListener;
+import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
 import dev.remora.rmi.wire.Frame;
@@ -93,8 +94,7 @@ public final class FabricLink implements Link {
         // byte waited for its ACK sat out the peer's delayed ACK (40 ms), and calls stalled that long.
         socket.setTcpNoDelay(true);
         InputStream in = socket.getInputStream();
-        Thread t = new Thread(() -> watch(in), "remora-fabric-watch-" + peer);
-        t.setDaemon(true);
+        Thread t = SystemThreads.newThread(() -> watch(in), "remora-fabric-watch-" + peer, true);
         t.start();
     }
 
