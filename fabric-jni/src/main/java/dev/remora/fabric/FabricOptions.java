@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  */
 public final class FabricOptions {
     private static final FabricOptions DEFAULTS =
-            new FabricOptions(50_000L, 200_000L, true, 1_000_000L, 30_000_000_000L, ByteOrder.BIG_ENDIAN, 50,
+            new FabricOptions(20_000L, 200_000L, true, 1_000_000L, 30_000_000_000L, ByteOrder.BIG_ENDIAN, 50,
                     100_000_000L, 4L << 20);
 
     private final long spinNanos;
@@ -43,7 +43,7 @@ public final class FabricOptions {
     }
 
     /**
-     * 50 pure polls, then polls with sched_yield up to 50 us (adapting up to 200 us), then naps up to 1 ms; deep
+     * 50 pure polls, then polls with sched_yield up to 20 us (adapting up to 200 us), then naps up to 1 ms; deep
      * sleeps of at most 100 ms; send timeout 30 s; big-endian received buffers; a 4 MiB send ring.
      */
     public static FabricOptions defaults() {

@@ -46,7 +46,7 @@ class FabricAvailabilityTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> FabricOptions.defaults().withSendTimeoutNanos(0));
         assertTrue(e.getMessage().contains("sendTimeoutNanos"), e.getMessage());
-        assertEquals(50_000L, FabricOptions.defaults().spinNanos());
+        assertEquals(20_000L, FabricOptions.defaults().spinNanos());
         assertEquals(7L, FabricOptions.defaults().withSpinNanos(7).spinNanos());
         assertThrows(IllegalArgumentException.class, () -> FabricOptions.defaults().withSpinMaxNanos(-1));
         assertThrows(IllegalArgumentException.class, () -> FabricOptions.defaults().withSendRingBytes(-1));
