@@ -74,18 +74,36 @@ public final class FabricEndpoint implements Closeable {
     private final boolean waitsOnFd;
     private final Object control = new Object(); // sleepDeeply and bell against close: never on a freed handle
 
+    private volatile boolean spinOn = true;
+
     private FabricEndpoint(long handle, FabricOptions options) {
         this.handle = handle;
         this.options = options;
         this.provider = FabricNative.providerName(handle);
         this.address = FabricNative.address(handle);
         this.injectSize = FabricNative.injectSize(handle);
-        FabricNative.setWait(handle, options.spinNanos(), options.spinMaxNanos(), options.yield(),
-                options.maxSleepNanos(), options.busyPolls(), options.deepSleepNanos());
+        setWait(true);
         FabricNative.setSendRing(handle, options.sendRingBytes());
         this.waitsOnFd = FabricNative.waitsOnFd(handle);
         views[0] = FabricNative.buffer(handle, 0).order(options.receiveOrder());
         views[1] = FabricNative.buffer(handle, 1).order(options.receiveOrder());
+    }
+
+    private void setWait(boolean spin) {
+        FabricNative.setWait(handle, spin ? options.spinNanos() : 0, spin ? options.spinMaxNanos() : 0, options.yield(),
+                options.maxSleepNanos(), spin ? options.busyPolls() : 0, options.deepSleepNanos());
+    }
+
+    /**
+     * Whether waits poll before they sleep ({@link FabricOptions#spinNanos()}, busy polls): off while the machine's
+     * CPUs are wanted by the application, on again when they idle. Any thread may call it; a wait under way finishes
+     * with the policy it read.
+     */
+    public void spin(boolean on) {
+        if (on != spinOn) {
+            spinOn = on;
+            setWait(on);
+        }
     }
 
     /**

@@ -26,7 +26,8 @@ public enum Property {
             "libfabric provider; auto = shm on one host, else tcp;ofi_rxm, verbs or efa where both peers have it."),
     FABRIC_SPIN("remora.fabric.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver polls (yielding the CPU) before it sleeps: on the completion queue's fd"
-                    + " where the provider has one (tcp), else in naps up to 1 ms (shm)."),
+                    + " where the provider has one (tcp), else in naps up to 1 ms (shm). No polling while other"
+                    + " runnable threads fill every CPU (the application computing)."),
     FABRIC_SPIN_MAX("remora.fabric.spin.max", "200000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric wait may spin at most when it adapts: twice what such waits lately lasted, at least"
                     + " remora.fabric.spin, so a peer that answers a little after remora.fabric.spin does not cost a"
@@ -49,7 +50,8 @@ public enum Property {
                     + " no CPU. 0 = nap on (up to 1 ms, about 1.5 % of a CPU per idle link)."),
     SOCKET_SPIN("remora.socket.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a socket receiver polls for bytes (yielding the CPU) before it blocks in read; 0 = block at"
-                    + " once, as JRMP does."),
+                    + " once, as JRMP does. No polling while other runnable threads fill every CPU (the application"
+                    + " computing)."),
     NATIVE("remora.native", "true", values("true", "false"),
             "Kill switch for native code: false never loads libremora_fabric (the socket transport is used)."),
     SERIALIZER_SPARES("remora.serializer.spares", "16777216", integer(0, Integer.MAX_VALUE),

@@ -146,7 +146,17 @@ final class SocketLink implements Link {
             spinBackoff--;
             return;
         }
-        if (spinWait(bytesWaiting, spinNanos, System::nanoTime, Thread::yield) == SPIN_LOST_CPU) {
+        if (CpuWatch.othersBusy()) {
+            return; // the application wants every CPU: block (see CpuWatch)
+        }
+        int r;
+        CpuWatch.spinning();
+        try {
+            r = spinWait(bytesWaiting, spinNanos, System::nanoTime, Thread::yield);
+        } finally {
+            CpuWatch.spun();
+        }
+        if (r == SPIN_LOST_CPU) {
             backoffLevel = nextBackoff(backoffLevel);
             spinBackoff = backoffLevel;
         } else {

@@ -3,6 +3,7 @@ package dev.remora.rmi.transport.fabric;
 import dev.remora.fabric.FabricEndpoint;
 import dev.remora.rmi.RouterListener;
 import dev.remora.rmi.jdk.SystemThreads;
+import dev.remora.rmi.transport.CpuWatch;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
 import dev.remora.rmi.wire.Frame;
@@ -202,6 +203,7 @@ public final class FabricLink implements Link {
     @Override
     public FrameBuffer receive(Sink sink, int timeoutMillis) throws IOException {
         int n;
+        endpoint.spin(!CpuWatch.othersBusy()); // spinning pays only while a CPU would otherwise idle
         try {
             long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             if (bells && !sleepAsked && (timeout < 0 || timeout > sleepNanos)) {
