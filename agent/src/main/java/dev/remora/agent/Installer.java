@@ -15,25 +15,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.dynamic.scaffold.TypeValidation;
-import net.bytebuddy.implementation.bytecode.member.MethodInvocation;
-import net.bytebuddy.utility.JavaModule;
-
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
-import static net.bytebuddy.matcher.ElementMatchers.not;
 
 /**
  * The second stage of the agent, reached from {@link RemoraAgent} only. Reads the configuration, checks the JDK has
- * every hook point, opens the JDK packages Remora needs, defines the bridge, installs the advice, binds the hooks.
- * Every refusal is one line on stderr and plain RMI for this JVM (or an exit with {@code remora.strict=true}).
+ * every hook point (from its class files), opens the JDK packages Remora needs, defines the bridge, binds the hooks
+ * and registers the {@link HookTransformer}. Every refusal is one line on stderr and plain RMI for this JVM (or an
+ * exit with {@code remora.strict=true}).
+ *
+ * <p>Nothing else happens at premain: Byte Buddy is loaded when the first hooked JDK class is (by the transformer),
+ * the router (rmi-shim, serializer, transports, native code, threads) when the first hook calls it
+ * ({@link LazyRouter}). A JVM that never uses RMI loads no more than this class's few collaborators.
  */
 public final class Installer {
     /** Exit status with remora.strict=true when Remora cannot do what it was asked (EX_CONFIG of sysexits.h). */
@@ -77,36 +68,42 @@ public final class Installer {
             return;
         }
         long t0 = System.nanoTime();
-        List<String> missing = missingHookPoints();
-        long t1 = System.nanoTime();
+        boolean oosFast = "fast".equals(config.get(Property.OOS));
+        boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
+        List<String> missing = HookPoint.missing(HookPoint.ALL);
         if (!missing.isEmpty()) {
             refuse(config, "this JDK (" + Runtime.version() + ") lacks hook points Remora needs: "
                     + String.join("; ", missing) + ". Supported: JDK 17 and 25");
             return;
         }
+        if (oosFast) {
+            oosFast = oosFastPossible();
+        }
+        long t1 = System.nanoTime();
         try {
             Stats stats = new Stats();
             openRmiPackages(inst);
-            enableNativeAccess(inst, config);
-            Class<?> bridge = BridgeInjector.inject(inst);
             long t2 = System.nanoTime();
-            Hooks.bind(stats, router(config, stats));
-            MethodHandle[] handles = Hooks.handles();
+            Class<?> bridge = BridgeInjector.inject(inst);
+            long t3 = System.nanoTime();
+            Hooks.bind(stats, new LazyRouter(inst, config, stats));
+            MethodHandle[] handles = Hooks.handles(oosFast);
             bridge.getMethod("install", MethodHandle[].class, boolean.class)
                     .invoke(null, handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
-            long t3 = System.nanoTime();
-            instrument(inst, bridge, stats, oosFast(config),
-                    config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS));
             long t4 = System.nanoTime();
-            Log.debug("install phases (ms): config " + (t0 - start) / 1_000_000 + ", hook-point check "
-                    + (t1 - t0) / 1_000_000 + ", bridge " + (t2 - t1) / 1_000_000 + ", bind " + (t3 - t2) / 1_000_000
-                    + ", instrument " + (t4 - t3) / 1_000_000);
+            HookTransformer transformer = new HookTransformer(points(oosFast, counting), bridge, stats);
+            inst.addTransformer(transformer, true);
+            transformer.retransformLoaded(inst);
+            long t5 = System.nanoTime();
             if (config.flag(Property.STATS)) {
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(stats.report()),
-                        "remora-stats"));
+                Runtime.getRuntime().addShutdownHook(new Thread(new StatsReport(stats), "remora-stats"));
             }
-            Log.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms"
-                    + (attached ? " (attached to a running JVM)" : ""));
+            if (Log.debugEnabled()) {
+                Log.debug("install phases (ms): config " + ms(t0 - start) + ", hook-point check " + ms(t1 - t0)
+                        + ", modules " + ms(t2 - t1) + ", bridge " + ms(t3 - t2) + ", bind " + ms(t4 - t3)
+                        + ", transformer " + ms(t5 - t4) + "; installed in " + ms(System.nanoTime() - start) + " ms"
+                        + (attached ? " (attached to a running JVM)" : ""));
+            }
         } catch (Throwable t) {
             refuse(config, "install failed, " + t);
             if (Log.debugEnabled()) {
@@ -115,11 +112,43 @@ public final class Installer {
         }
     }
 
+    private static String ms(long nanos) {
+        return String.valueOf(nanos / 100_000 / 10.0);
+    }
+
+    /** The hook points to weave: the RMI ones, the stream counters when asked for, remora.oos=fast's when on. */
+    private static List<HookPoint> points(boolean oosFast, boolean counting) {
+        List<HookPoint> points = new ArrayList<>();
+        for (HookPoint h : HookPoint.ALL) {
+            if (counting || !h.countsOnly()) {
+                points.add(h);
+            }
+        }
+        if (oosFast) {
+            points.addAll(HookPoint.OOS_FAST);
+        }
+        return points;
+    }
+
+    /** The shutdown hook of remora.stats=true: the report on stderr. */
+    private static final class StatsReport implements Runnable {
+        private final Stats stats;
+
+        StatsReport(Stats stats) {
+            this.stats = stats;
+        }
+
+        @Override
+        public void run() {
+            System.err.println(stats.report());
+        }
+    }
+
     /**
      * The router for the configured transport: jrmp leaves every call to the JDK; socket, fabric and auto reroute
      * calls between Remora JVMs onto Remora's protocol (fabric and auto offer libfabric too, socket when it fails).
      */
-    private static CallRouter router(RemoraConfig config, Stats stats) {
+    static CallRouter router(RemoraConfig config, Stats stats) {
         String transport = config.get(Property.TRANSPORT);
         if ("jrmp".equals(transport)) {
             return CallRouter.JRMP;
@@ -211,16 +240,9 @@ public final class Installer {
         return null;
     }
 
-    /** Hook points the running JDK lacks (the classes are loaded, not initialized). */
+    /** Hook points the running JDK lacks, read from its class files. */
     public static List<String> missingHookPoints() {
-        List<String> missing = new ArrayList<>();
-        for (HookPoint h : HookPoint.ALL) {
-            String why = h.findLoaded();
-            if (why != null) {
-                missing.add(why);
-            }
-        }
-        return missing;
+        return HookPoint.missing(HookPoint.ALL);
     }
 
     /**
@@ -228,10 +250,11 @@ public final class Installer {
      * the agent jar's {@code Enable-Native-Access} attribute is ignored (only the main jar's counts). Remora's classes
      * live in the class path's unnamed module, whose flag is shared: when the native transport may be used and the
      * user has not chosen a native-access policy on the command line, Remora enables it for ALL-UNNAMED as
-     * {@code --enable-native-access=ALL-UNNAMED} would. {@code remora.native=false} or any
+     * {@code --enable-native-access=ALL-UNNAMED} would, when the router is made ({@link LazyRouter}), before any
+     * library can load. {@code remora.native=false} or any
      * {@code --enable-native-access}/{@code --illegal-native-access} option leaves the JDK's default alone.
      */
-    private static void enableNativeAccess(Instrumentation inst, RemoraConfig config) {
+    static void enableNativeAccess(Instrumentation inst, RemoraConfig config) {
         if (Runtime.version().feature() < 22 || !config.flag(Property.NATIVE)
                 || "jrmp".equals(config.get(Property.TRANSPORT)) || "socket".equals(config.get(Property.TRANSPORT))) {
             return;
@@ -265,96 +288,29 @@ public final class Installer {
 
     /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */
     private static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
-        Module rmi = Class.forName("java.rmi.Remote").getModule();
+        java.util.Optional<Module> rmi = ModuleLayer.boot().findModule("java.rmi");
+        if (rmi.isEmpty()) {
+            throw new ClassNotFoundException("this runtime has no java.rmi module");
+        }
         Set<Module> self = Set.of(Installer.class.getModule());
         Map<String, Set<Module>> pkgs = new LinkedHashMap<>();
         for (String p : new String[] {"sun.rmi.server", "sun.rmi.transport", "sun.rmi.transport.tcp"}) {
             pkgs.put(p, self);
         }
-        inst.redefineModule(rmi, Collections.emptySet(), pkgs, pkgs, Collections.emptySet(), Collections.emptyMap());
+        inst.redefineModule(rmi.get(), Collections.emptySet(), pkgs, pkgs, Collections.emptySet(), Collections.emptyMap());
     }
 
     /**
      * remora.oos=fast: true when the JDK has every hook point it needs. Otherwise one line says why the
      * application's streams stay in the JDK's format; RMI is not affected either way.
      */
-    private static boolean oosFast(RemoraConfig config) {
-        if (!"fast".equals(config.get(Property.OOS))) {
-            return false;
-        }
-        List<String> missing = new ArrayList<>();
-        for (HookPoint h : HookPoint.OOS_FAST) {
-            String why = h.findLoaded();
-            if (why != null) {
-                missing.add(why);
-            }
-        }
+    private static boolean oosFastPossible() {
+        List<String> missing = HookPoint.missing(HookPoint.OOS_FAST);
         if (!missing.isEmpty()) {
             Log.error("remora.oos=fast needs hook points this JDK (" + Runtime.version() + ") lacks: "
                     + String.join("; ", missing) + "; the application's Object streams stay in the JDK's format");
             return false;
         }
         return true;
-    }
-
-    private static void instrument(Instrumentation inst, Class<?> bridge, Stats stats, boolean oosFast,
-            boolean counting) throws Exception {
-        ClassFileLocator advice = BridgeInjector.adviceLocator(Installer.class.getClassLoader());
-        MethodDescription failed = new MethodDescription.ForLoadedMethod(
-                bridge.getMethod("adviceFailed", Throwable.class));
-        Advice.ExceptionHandler handler = new Advice.ExceptionHandler.Simple(MethodInvocation.invoke(failed));
-
-        Map<String, List<HookPoint>> byType = new LinkedHashMap<>();
-        List<HookPoint> points = new ArrayList<>();
-        for (HookPoint h : HookPoint.ALL) {
-            if (counting || !h.countsOnly()) {
-                points.add(h);
-            }
-        }
-        if (oosFast) {
-            points.addAll(HookPoint.OOS_FAST);
-        }
-        for (HookPoint h : points) {
-            byType.computeIfAbsent(h.typeName(), k -> new ArrayList<>()).add(h);
-        }
-        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
-                .disableClassFormatChanges()
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
-                .with(new ErrorListener(stats))
-                .ignore(not(namedOneOf(byType.keySet().toArray(new String[0]))));
-        for (Map.Entry<String, List<HookPoint>> e : byType.entrySet()) {
-            AgentBuilder.Transformer.ForAdvice t = new AgentBuilder.Transformer.ForAdvice()
-                    .include(advice)
-                    .withExceptionHandler(handler);
-            for (HookPoint h : e.getValue()) {
-                t = t.advice(h.methods(), h.adviceName());
-            }
-            builder = builder.type(named(e.getKey())).transform(t);
-        }
-        builder.installOn(inst);
-    }
-
-    /** Transform errors are reported once and counted, never fatal. */
-    private static final class ErrorListener extends AgentBuilder.Listener.Adapter {
-        private final Stats stats;
-
-        ErrorListener(Stats stats) {
-            this.stats = stats;
-        }
-
-        @Override
-        public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable t) {
-            String reason = "could not instrument " + typeName + ", plain RMI there: " + t;
-            stats.fallback(reason);
-            Log.once("transform:" + typeName, reason, t);
-        }
-
-        @Override
-        public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded,
-                DynamicType dynamicType) {
-            Log.debug("instrumented " + type.getName());
-        }
     }
 }

@@ -1,0 +1,73 @@
+package dev.remora.agent;
+
+import dev.remora.agent.bridge.BridgeInjector;
+import dev.remora.agent.hooks.HookPoint;
+import java.util.List;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.dynamic.TypeResolutionStrategy;
+import net.bytebuddy.dynamic.scaffold.MethodGraph;
+import net.bytebuddy.dynamic.scaffold.TypeValidation;
+import net.bytebuddy.implementation.Implementation;
+import net.bytebuddy.implementation.bytecode.member.MethodInvocation;
+import net.bytebuddy.matcher.ElementMatcher;
+import net.bytebuddy.pool.TypePool;
+
+/**
+ * Inlines Remora's advice into one JDK class's bytes: what Byte Buddy's {@code AgentBuilder} did with
+ * {@code disableClassFormatChanges()} and the decorate strategy, without its matching of every loaded class (the
+ * {@link HookTransformer} picks the classes by name). The advice is read as bytes, never loaded, with the bridge
+ * renamed to {@code java.io.RemoraBridge} ({@link BridgeInjector#adviceLocator}); every advice method suppresses
+ * Throwable into {@code RemoraBridge.adviceFailed}.
+ */
+final class Weaver {
+    private final ByteBuddy byteBuddy = new ByteBuddy()
+            .with(TypeValidation.DISABLED)
+            .with(Implementation.Context.Disabled.Factory.INSTANCE)
+            .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE);
+    private final ClassFileLocator advice;
+    private final TypePool advicePool;
+    private final Advice.ExceptionHandler handler;
+
+    Weaver(Class<?> bridge, ClassLoader agentLoader) throws NoSuchMethodException {
+        advice = BridgeInjector.adviceLocator(agentLoader);
+        advicePool = new TypePool.Default.WithLazyResolution(TypePool.CacheProvider.Simple.withObjectType(),
+                new ClassFileLocator.Compound(advice, ClassFileLocator.ForClassLoader.ofBootLoader()),
+                TypePool.Default.ReaderMode.FAST);
+        MethodDescription failed = new MethodDescription.ForLoadedMethod(
+                bridge.getMethod("adviceFailed", Throwable.class));
+        handler = new Advice.ExceptionHandler.Simple(MethodInvocation.invoke(failed));
+    }
+
+    /** {@code classFile} of the boot class {@code typeName} with the advice of {@code points} inlined. */
+    byte[] weave(String typeName, byte[] classFile, List<HookPoint> points) {
+        ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(typeName, classFile),
+                ClassFileLocator.ForClassLoader.ofBootLoader());
+        TypePool pool = new TypePool.Default.WithLazyResolution(TypePool.CacheProvider.Simple.withObjectType(),
+                locator, TypePool.Default.ReaderMode.FAST);
+        DynamicType.Builder<?> builder = byteBuddy.decorate(pool.describe(typeName).resolve(), locator);
+        for (HookPoint h : points) {
+            builder = builder.visit(Advice.to(advicePool.describe(h.adviceName()).resolve(), advice)
+                    .withExceptionHandler(handler)
+                    .on(new Matches(h)));
+        }
+        return builder.make(TypeResolutionStrategy.Disabled.INSTANCE, pool).getBytes();
+    }
+
+    /** The method of one hook point, by name and parameter descriptor (as the premain check found it). */
+    private static final class Matches extends ElementMatcher.Junction.AbstractBase<MethodDescription> {
+        private final HookPoint point;
+
+        Matches(HookPoint point) {
+            this.point = point;
+        }
+
+        @Override
+        public boolean matches(MethodDescription m) {
+            return m.isMethod() && point.matches(m.getInternalName(), m.getDescriptor());
+        }
+    }
+}
