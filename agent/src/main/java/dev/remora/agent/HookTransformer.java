@@ -12,8 +12,8 @@ import java.util.Map;
 
 /**
  * The one transformer Remora registers: it lets every class pass but the few JDK classes that hold hook points, and
- * hands those to the {@link Weaver}, which is made (and Byte Buddy loaded) when the first of them is loaded. A JVM
- * that never touches RMI pays a map lookup per class load and nothing else.
+ * hands those to the {@link Weaver}, made by the {@link Activation} (and Byte Buddy loaded) when the first of them is
+ * loaded. A JVM that never touches RMI pays a map lookup per class load and nothing else.
  *
  * <p>Registered for retransformation, so classes already loaded at install (an attached agent, a stream class loaded
  * before premain) are passed again through {@link #retransformLoaded}. The JVM hands a retransformation the class's
@@ -22,11 +22,10 @@ import java.util.Map;
  */
 final class HookTransformer implements ClassFileTransformer {
     private final Map<String, List<HookPoint>> byName = new HashMap<>();
-    private final Class<?> bridge;
+    private final Activation activation;
     private final Stats stats;
-    private volatile Weaver weaver;
 
-    HookTransformer(List<HookPoint> points, Class<?> bridge, Stats stats) {
+    HookTransformer(List<HookPoint> points, Activation activation, Stats stats) {
         for (HookPoint h : points) {
             List<HookPoint> l = byName.get(h.internalName());
             if (l == null) {
@@ -35,7 +34,7 @@ final class HookTransformer implements ClassFileTransformer {
             }
             l.add(h);
         }
-        this.bridge = bridge;
+        this.activation = activation;
         this.stats = stats;
     }
 
@@ -49,9 +48,13 @@ final class HookTransformer implements ClassFileTransformer {
         if (points == null) {
             return null;
         }
+        Weaver weaver = activation.weaver(className);
+        if (weaver == null) {
+            return null; // Remora refused (said once): the JDK stays as it is
+        }
         String typeName = className.replace('/', '.');
         try {
-            byte[] woven = weaver().weave(typeName, classFile, points);
+            byte[] woven = weaver.weave(typeName, classFile, points);
             Log.debug("instrumented " + typeName);
             return woven;
         } catch (Throwable t) {
@@ -79,21 +82,5 @@ final class HookTransformer implements ClassFileTransformer {
                 Log.once("transform:" + c.getName(), reason, t);
             }
         }
-    }
-
-    private Weaver weaver() throws ReflectiveOperationException {
-        Weaver w = weaver;
-        if (w == null) {
-            synchronized (this) {
-                w = weaver;
-                if (w == null) {
-                    long start = System.nanoTime();
-                    w = new Weaver(bridge, HookTransformer.class.getClassLoader());
-                    weaver = w;
-                    Log.debug("weaver ready in " + (System.nanoTime() - start) / 1_000_000 + " ms");
-                }
-            }
-        }
-        return w;
     }
 }

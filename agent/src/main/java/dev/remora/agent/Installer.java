@@ -4,11 +4,10 @@ import dev.remora.agent.bridge.BridgeInjector;
 import dev.remora.agent.config.Property;
 import dev.remora.agent.config.RemoraConfig;
 import dev.remora.rmi.CallRouter;
+import dev.remora.agent.hooks.HookCheck;
 import dev.remora.agent.hooks.HookPoint;
-import dev.remora.agent.hooks.Hooks;
 import dev.remora.agent.stats.Stats;
 import java.lang.instrument.Instrumentation;
-import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -17,14 +16,14 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The second stage of the agent, reached from {@link RemoraAgent} only. Reads the configuration, checks the JDK has
- * every hook point (from its class files), opens the JDK packages Remora needs, defines the bridge, binds the hooks
- * and registers the {@link HookTransformer}. Every refusal is one line on stderr and plain RMI for this JVM (or an
- * exit with {@code remora.strict=true}).
+ * The second stage of the agent, reached from {@link RemoraAgent} only. Reads the configuration, refuses JDK tools
+ * and a second agent, and registers the {@link HookTransformer}. Every refusal is one line on stderr and plain RMI
+ * for this JVM (or an exit with {@code remora.strict=true}).
  *
- * <p>Nothing else happens at premain: Byte Buddy is loaded when the first hooked JDK class is (by the transformer),
- * the router (rmi-shim, serializer, transports, native code, threads) when the first hook calls it
- * ({@link LazyRouter}). A JVM that never uses RMI loads no more than this class's few collaborators.
+ * <p>Nothing else happens at premain: the hook-point check, the opened packages, the bridge, the bound hooks and Byte
+ * Buddy come when the first hooked JDK class loads ({@link Activation}), the router (rmi-shim, serializer,
+ * transports, native code, threads) when the first hook calls it ({@link LazyRouter}). A JVM that never uses RMI
+ * loads no more than this class's few collaborators (docs/startup.md).
  */
 public final class Installer {
     /** Exit status with remora.strict=true when Remora cannot do what it was asked (EX_CONFIG of sysexits.h). */
@@ -34,6 +33,9 @@ public final class Installer {
     private static final String[] TOOL_PREFIXES = {
         "com.sun.tools.", "sun.tools.", "jdk.internal.", "sun.security.tools.", "jdk.jcmd", "jdk.jfr.internal.",
     };
+
+    /** Set by the first install in this class loader: a second -javaagent of the same jar is refused at once. */
+    private static boolean installed;
 
     private Installer() {
     }
@@ -63,46 +65,30 @@ public final class Installer {
             Log.debug("not instrumenting the JDK tool " + tool);
             return;
         }
-        if (BridgeInjector.existing() != null) {
-            Log.info("Remora is already installed in this JVM; this second -javaagent/attach is ignored");
-            return;
+        synchronized (Installer.class) {
+            if (installed || BridgeInjector.existing() != null) {
+                Log.info("Remora is already installed in this JVM; this second -javaagent/attach is ignored");
+                return;
+            }
+            installed = true;
         }
-        long t0 = System.nanoTime();
-        boolean oosFast = "fast".equals(config.get(Property.OOS));
-        boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
-        List<String> missing = HookPoint.missing(HookPoint.ALL);
-        if (!missing.isEmpty()) {
-            refuse(config, "this JDK (" + Runtime.version() + ") lacks hook points Remora needs: "
-                    + String.join("; ", missing) + ". Supported: JDK 17 and 25");
-            return;
-        }
-        if (oosFast) {
-            oosFast = oosFastPossible();
-        }
-        long t1 = System.nanoTime();
         try {
+            boolean oosFast = "fast".equals(config.get(Property.OOS)) && oosFastPossible();
+            boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
             Stats stats = new Stats();
-            openRmiPackages(inst);
-            long t2 = System.nanoTime();
-            Class<?> bridge = BridgeInjector.inject(inst);
-            long t3 = System.nanoTime();
-            Hooks.bind(stats, new LazyRouter(inst, config, stats));
-            MethodHandle[] handles = Hooks.handles(oosFast);
-            bridge.getMethod("install", MethodHandle[].class, boolean.class)
-                    .invoke(null, handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
-            long t4 = System.nanoTime();
-            HookTransformer transformer = new HookTransformer(points(oosFast, counting), bridge, stats);
+            Activation activation = new Activation(inst, config, stats, oosFast);
+            if ((config.strict() || oosFast) && activation.weaver("(premain)") == null) {
+                return;
+            }
+            HookTransformer transformer = new HookTransformer(points(oosFast, counting), activation, stats);
             inst.addTransformer(transformer, true);
             transformer.retransformLoaded(inst);
-            long t5 = System.nanoTime();
             if (config.flag(Property.STATS)) {
                 Runtime.getRuntime().addShutdownHook(new Thread(new StatsReport(stats), "remora-stats"));
             }
             if (Log.debugEnabled()) {
-                Log.debug("install phases (ms): config " + ms(t0 - start) + ", hook-point check " + ms(t1 - t0)
-                        + ", modules " + ms(t2 - t1) + ", bridge " + ms(t3 - t2) + ", bind " + ms(t4 - t3)
-                        + ", transformer " + ms(t5 - t4) + "; installed in " + ms(System.nanoTime() - start) + " ms"
-                        + (attached ? " (attached to a running JVM)" : ""));
+                Log.debug("installed in " + ms(System.nanoTime() - start) + " ms"
+                        + (attached ? " (attached to a running JVM)" : "") + "; the rest when a hooked class loads");
             }
         } catch (Throwable t) {
             refuse(config, "install failed, " + t);
@@ -112,7 +98,7 @@ public final class Installer {
         }
     }
 
-    private static String ms(long nanos) {
+    static String ms(long nanos) {
         return String.valueOf(nanos / 100_000 / 10.0);
     }
 
@@ -220,7 +206,7 @@ public final class Installer {
         return new dev.remora.rmi.RemoraRouter(options);
     }
 
-    private static void refuse(RemoraConfig config, String why) {
+    static void refuse(RemoraConfig config, String why) {
         if (config.strict()) {
             Log.error(why + "; exiting because remora.strict=true");
             System.exit(STRICT_EXIT);
@@ -242,7 +228,7 @@ public final class Installer {
 
     /** Hook points the running JDK lacks, read from its class files. */
     public static List<String> missingHookPoints() {
-        return HookPoint.missing(HookPoint.ALL);
+        return HookCheck.missing(HookPoint.ALL);
     }
 
     /**
@@ -287,7 +273,7 @@ public final class Installer {
     }
 
     /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */
-    private static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
+    static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
         java.util.Optional<Module> rmi = ModuleLayer.boot().findModule("java.rmi");
         if (rmi.isEmpty()) {
             throw new ClassNotFoundException("this runtime has no java.rmi module");
@@ -305,7 +291,7 @@ public final class Installer {
      * application's streams stay in the JDK's format; RMI is not affected either way.
      */
     private static boolean oosFastPossible() {
-        List<String> missing = HookPoint.missing(HookPoint.OOS_FAST);
+        List<String> missing = HookCheck.missing(HookPoint.OOS_FAST);
         if (!missing.isEmpty()) {
             Log.error("remora.oos=fast needs hook points this JDK (" + Runtime.version() + ") lacks: "
                     + String.join("; ", missing) + "; the application's Object streams stay in the JDK's format");

@@ -2,6 +2,7 @@ package dev.remora.agent;
 
 import dev.remora.agent.config.Property;
 import dev.remora.agent.config.RemoraConfig;
+import dev.remora.agent.hooks.HookCheck;
 import dev.remora.agent.hooks.HookPoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -97,7 +98,7 @@ public final class SelfCheck {
 
     /** Why the hook point is missing, as the installer would find it, or null. */
     private static String why(HookPoint h) {
-        java.util.List<String> missing = HookPoint.missing(java.util.List.of(h));
+        java.util.List<String> missing = HookCheck.missing(java.util.List.of(h));
         return missing.isEmpty() ? null : missing.get(0);
     }
 

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remora.agent.bridge.BridgeInjector;
+import dev.remora.agent.hooks.HookCheck;
 import dev.remora.agent.hooks.HookPoint;
 import java.util.List;
 import net.bytebuddy.dynamic.ClassFileLocator;
@@ -15,7 +16,7 @@ class HookPointTest {
     @Test
     void thisJdkHasEveryHookPoint() {
         assertEquals(List.of(), Installer.missingHookPoints());
-        assertEquals(List.of(), HookPoint.missing(HookPoint.OOS_FAST));
+        assertEquals(List.of(), HookCheck.missing(HookPoint.OOS_FAST));
     }
 
     /**
@@ -49,14 +50,14 @@ class HookPointTest {
             other = in.readAllBytes();
         }
         assertEquals("no method sun.rmi.server.UnicastRef.invoke(Remote, Method, Object[], long)",
-                HookPoint.ALL.get(0).findIn(other));
-        assertTrue(HookPoint.ALL.get(0).findIn(new byte[] {1, 2, 3}).startsWith("class sun.rmi.server.UnicastRef"
+                HookCheck.findIn(HookPoint.ALL.get(0), other));
+        assertTrue(HookCheck.findIn(HookPoint.ALL.get(0), new byte[] {1, 2, 3}).startsWith("class sun.rmi.server.UnicastRef"
                 + " unreadable"));
     }
 
     @Test
     void adviceIsServedWithTheBridgeRenamed() throws Exception {
-        ClassFileLocator l = BridgeInjector.adviceLocator(getClass().getClassLoader());
+        ClassFileLocator l = Weaver.adviceLocator(getClass().getClassLoader());
         for (HookPoint h : all()) {
             ClassFileLocator.Resolution r = l.locate(h.adviceName());
             assertTrue(r.isResolved(), h.adviceName());

@@ -11,11 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Map;
 import java.util.Set;
-import net.bytebuddy.dynamic.ClassFileLocator;
 
 /**
  * Puts {@code dev.remora.bootstrap.RemoraBridge} into {@code java.base} as {@code java.io.RemoraBridge} and serves
- * the advice classes to Byte Buddy with the same rename applied (see {@code dev.remora.bootstrap} package-info for
+ * the pieces for serving the advice classes to Byte Buddy with the same rename applied (see {@code dev.remora.bootstrap} package-info for
  * why this beats appending to the bootstrap search path). The rename rewrites the class file's constant pool
  * ({@link #remap}), so defining the bridge at premain loads neither ASM nor Byte Buddy.
  */
@@ -50,34 +49,12 @@ public final class BridgeInjector {
         return lookup.defineClass(remap(read(BridgeInjector.class.getClassLoader(), SOURCE)));
     }
 
-    /** A locator that hands out agent classes (advice) with the bridge renamed, and the renamed bridge itself. */
-    public static ClassFileLocator adviceLocator(ClassLoader agentLoader) {
-        return new ClassFileLocator() {
-            @Override
-            public Resolution locate(String name) throws IOException {
-                String path = name.replace('.', '/');
-                if (path.equals(TARGET)) {
-                    return new Resolution.Explicit(remap(read(agentLoader, SOURCE)));
-                }
-                if (!path.startsWith("dev/remora/")) {
-                    return new Resolution.Illegal(name);
-                }
-                byte[] bytes = readOrNull(agentLoader, path);
-                return bytes == null ? new Resolution.Illegal(name) : new Resolution.Explicit(remap(bytes));
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-    }
-
     /**
      * {@code classFile} with every {@code dev/remora/bootstrap/RemoraBridge} in its constant pool's UTF-8 entries
      * (class names, descriptors) replaced by {@code java/io/RemoraBridge}; the rest of the file is copied as it is.
      * The pool is all that names a class: entries are only ever referenced by index, so they may change length.
      */
-    static byte[] remap(byte[] classFile) {
+    public static byte[] remap(byte[] classFile) {
         ByteBuffer in = ByteBuffer.wrap(classFile);
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(classFile.length + 64);
         DataOutputStream out = new DataOutputStream(bytes);
@@ -128,7 +105,8 @@ public final class BridgeInjector {
         return bytes.toByteArray();
     }
 
-    private static byte[] read(ClassLoader loader, String path) throws IOException {
+    /** The class file at {@code path} (no {@code .class}) in the agent jar; a missing one names a damaged jar. */
+    public static byte[] read(ClassLoader loader, String path) throws IOException {
         byte[] b = readOrNull(loader, path);
         if (b == null) {
             throw new IOException(path + ".class is missing from remora-agent.jar; the jar is damaged, rebuild it");
@@ -136,7 +114,7 @@ public final class BridgeInjector {
         return b;
     }
 
-    private static byte[] readOrNull(ClassLoader loader, String path) throws IOException {
+    public static byte[] readOrNull(ClassLoader loader, String path) throws IOException {
         try (InputStream in = loader.getResourceAsStream(path + ".class")) {
             return in == null ? null : in.readAllBytes();
         }

@@ -1,25 +1,15 @@
 package dev.remora.agent.hooks;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import org.objectweb.asm.ClassReader;
-import org.objectweb.asm.ClassVisitor;
-import org.objectweb.asm.MethodVisitor;
-import org.objectweb.asm.Opcodes;
 
 /**
  * One place in the JDK that Remora instruments: a class by name, the methods by signature, the advice by name.
  * {@link #ALL} is the single list used both by the installer and by the self-check, so what
  * {@code java -jar remora-agent.jar} reports is what the agent would instrument. Plain data, no Byte Buddy: the
- * installer checks the points at premain from the JDK's class files ({@link #missing}), and Byte Buddy is loaded only
- * when a hooked class is.
+ * agent checks the points from the JDK's class files ({@link HookCheck}) and weaves them with Byte Buddy when the first
+ * hooked class loads.
  */
 public final class HookPoint {
     private static final String RMI = "dev.remora.agent.hooks.RmiAdvice$";
@@ -178,63 +168,12 @@ public final class HookPoint {
         return typeName + "." + methodText + " [" + purpose + "]";
     }
 
-    /**
-     * Why each of {@code points} is missing from the running JDK, read from the JDK's class files without loading a
-     * class (so nothing needs retransforming later and no RMI class is loaded in a JVM that never uses RMI).
-     *
-     * @return one line per missing point; empty when every point matches exactly one method
-     */
-    public static List<String> missing(List<HookPoint> points) {
-        List<String> missing = new ArrayList<>();
-        Map<String, byte[]> files = new HashMap<>();
-        for (HookPoint h : points) {
-            byte[] file = files.get(h.typeName);
-            if (file == null && !files.containsKey(h.typeName)) {
-                file = jdkClassFile(h.module, h.typeName);
-                files.put(h.typeName, file);
-            }
-            String why = file == null ? "class " + h.typeName + " not found" : h.findIn(file);
-            if (why != null) {
-                missing.add(why);
-            }
-        }
-        return missing;
+    /** e.g. {@code invoke(Remote, Method, Object[], long)}. */
+    String methodText() {
+        return methodText;
     }
 
-    /** The class file of {@code typeName} in the JDK module {@code module}, or null. */
-    static byte[] jdkClassFile(String module, String typeName) {
-        Optional<Module> m = ModuleLayer.boot().findModule(module);
-        if (m.isEmpty()) {
-            return null;
-        }
-        try (InputStream in = m.get().getResourceAsStream(typeName.replace('.', '/') + ".class")) {
-            return in == null ? null : in.readAllBytes();
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    /**
-     * Looks the hook point up in a class file.
-     *
-     * @return null when exactly one method matches, else why the point is missing
-     */
-    public String findIn(byte[] classFile) {
-        int[] n = new int[1];
-        try {
-            new ClassReader(classFile).accept(new ClassVisitor(Opcodes.ASM9) {
-                @Override
-                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                        String[] exceptions) {
-                    if (matches(name, descriptor)) {
-                        n[0]++;
-                    }
-                    return null;
-                }
-            }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        } catch (RuntimeException e) {
-            return "class " + typeName + " unreadable (" + e + ")";
-        }
-        return n[0] == 1 ? null : (n[0] == 0 ? "no method " : n[0] + " methods match ") + typeName + "." + methodText;
+    String module() {
+        return module;
     }
 }

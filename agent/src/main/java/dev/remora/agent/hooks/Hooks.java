@@ -60,7 +60,7 @@ public final class Hooks {
     }
 
     /** Why calls stay on JRMP under a SecurityManager (JDK 17): said once, counted per call. */
-    static final String SECURITY_MANAGER = "a SecurityManager is installed: Remora leaves this JVM's RMI to JRMP"
+    public static final String SECURITY_MANAGER = "a SecurityManager is installed: Remora leaves this JVM's RMI to JRMP"
             + " (its code holds no permissions of its own under the policy; run without a SecurityManager to use it)";
 
     /**
