@@ -146,7 +146,7 @@ raw = open(raw_path, "w") if raw_path else None
 if raw:
     raw.write("jdk,pair,mode,wall_ms,cpu_ms,rss_kib,main_ms,exit_ms\n")
 shown = set()
-print(f"agent: {agent}{' =' + agent_arg if agent_arg else ''}; {n} pairs per JDK; "
+print(f"agent: {agent}{' (argument ' + agent_arg + ')' if agent_arg else ''}; {n} pairs per JDK; "
       f"JVM options: {jvm_opts or '(none)'}; {'pinned to CPU ' + pin if pin else 'unpinned'}; "
       f"load average before: {open('/proc/loadavg').read().split()[0]}")
 for i in range(n):
