@@ -60,6 +60,8 @@ final class Activation {
             activating = Thread.currentThread();
             try {
                 weaver = activate();
+            } catch (Throwable t) {
+                Installer.refuse(config, "install failed, " + t); // e.g. a damaged jar: said once, the JDK stays plain
             } finally {
                 activating = null;
                 done = true;

@@ -48,12 +48,12 @@ final class HookTransformer implements ClassFileTransformer {
         if (points == null) {
             return null;
         }
-        Weaver weaver = activation.weaver(className);
-        if (weaver == null) {
-            return null; // Remora refused (said once): the JDK stays as it is
-        }
         String typeName = className.replace('/', '.');
         try {
+            Weaver weaver = activation.weaver(typeName);
+            if (weaver == null) {
+                return null; // Remora refused (said once): the JDK stays as it is
+            }
             byte[] woven = weaver.weave(typeName, classFile, points);
             Log.debug("instrumented " + typeName);
             return woven;
