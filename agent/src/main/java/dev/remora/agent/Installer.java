@@ -4,36 +4,26 @@ import dev.remora.agent.bridge.BridgeInjector;
 import dev.remora.agent.config.Property;
 import dev.remora.agent.config.RemoraConfig;
 import dev.remora.rmi.CallRouter;
+import dev.remora.agent.hooks.HookCheck;
 import dev.remora.agent.hooks.HookPoint;
-import dev.remora.agent.hooks.Hooks;
 import dev.remora.agent.stats.Stats;
 import java.lang.instrument.Instrumentation;
-import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.dynamic.scaffold.TypeValidation;
-import net.bytebuddy.implementation.bytecode.member.MethodInvocation;
-import net.bytebuddy.utility.JavaModule;
-
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.namedOneOf;
-import static net.bytebuddy.matcher.ElementMatchers.not;
 
 /**
- * The second stage of the agent, reached from {@link RemoraAgent} only. Reads the configuration, checks the JDK has
- * every hook point, opens the JDK packages Remora needs, defines the bridge, installs the advice, binds the hooks.
- * Every refusal is one line on stderr and plain RMI for this JVM (or an exit with {@code remora.strict=true}).
+ * The second stage of the agent, reached from {@link RemoraAgent} only. Reads the configuration, refuses JDK tools
+ * and a second agent, and registers the {@link HookTransformer}. Every refusal is one line on stderr and plain RMI
+ * for this JVM (or an exit with {@code remora.strict=true}).
+ *
+ * <p>Nothing else happens at premain: the hook-point check, the opened packages, the bridge, the bound hooks and Byte
+ * Buddy come when the first hooked JDK class loads ({@link Activation}), the router (rmi-shim, serializer,
+ * transports, native code, threads) when the first hook calls it ({@link LazyRouter}). A JVM that never uses RMI
+ * loads no more than this class's few collaborators (docs/startup.md).
  */
 public final class Installer {
     /** Exit status with remora.strict=true when Remora cannot do what it was asked (EX_CONFIG of sysexits.h). */
@@ -43,6 +33,9 @@ public final class Installer {
     private static final String[] TOOL_PREFIXES = {
         "com.sun.tools.", "sun.tools.", "jdk.internal.", "sun.security.tools.", "jdk.jcmd", "jdk.jfr.internal.",
     };
+
+    /** Set by the first install in this class loader: a second -javaagent of the same jar is refused at once. */
+    private static boolean installed;
 
     private Installer() {
     }
@@ -72,41 +65,31 @@ public final class Installer {
             Log.debug("not instrumenting the JDK tool " + tool);
             return;
         }
-        if (BridgeInjector.existing() != null) {
-            Log.info("Remora is already installed in this JVM; this second -javaagent/attach is ignored");
-            return;
-        }
-        long t0 = System.nanoTime();
-        List<String> missing = missingHookPoints();
-        long t1 = System.nanoTime();
-        if (!missing.isEmpty()) {
-            refuse(config, "this JDK (" + Runtime.version() + ") lacks hook points Remora needs: "
-                    + String.join("; ", missing) + ". Supported: JDK 17 and 25");
-            return;
+        synchronized (Installer.class) {
+            if (installed || BridgeInjector.existing() != null) {
+                Log.info("Remora is already installed in this JVM; this second -javaagent/attach is ignored");
+                return;
+            }
+            installed = true;
         }
         try {
+            boolean oosFast = "fast".equals(config.get(Property.OOS)) && oosFastPossible();
+            boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
             Stats stats = new Stats();
-            openRmiPackages(inst);
-            enableNativeAccess(inst, config);
-            Class<?> bridge = BridgeInjector.inject(inst);
-            long t2 = System.nanoTime();
-            Hooks.bind(stats, router(config, stats));
-            MethodHandle[] handles = Hooks.handles();
-            bridge.getMethod("install", MethodHandle[].class, boolean.class)
-                    .invoke(null, handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
-            long t3 = System.nanoTime();
-            instrument(inst, bridge, stats, oosFast(config),
-                    config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS));
-            long t4 = System.nanoTime();
-            Log.debug("install phases (ms): config " + (t0 - start) / 1_000_000 + ", hook-point check "
-                    + (t1 - t0) / 1_000_000 + ", bridge " + (t2 - t1) / 1_000_000 + ", bind " + (t3 - t2) / 1_000_000
-                    + ", instrument " + (t4 - t3) / 1_000_000);
-            if (config.flag(Property.STATS)) {
-                Runtime.getRuntime().addShutdownHook(new Thread(() -> System.err.println(stats.report()),
-                        "remora-stats"));
+            Activation activation = new Activation(inst, config, stats, oosFast);
+            if ((config.strict() || oosFast) && activation.weaver("(premain)") == null) {
+                return;
             }
-            Log.debug("installed in " + (System.nanoTime() - start) / 1_000_000 + " ms"
-                    + (attached ? " (attached to a running JVM)" : ""));
+            HookTransformer transformer = new HookTransformer(points(oosFast, counting), activation, stats);
+            inst.addTransformer(transformer, true);
+            transformer.retransformLoaded(inst);
+            if (config.flag(Property.STATS)) {
+                Runtime.getRuntime().addShutdownHook(new Thread(new StatsReport(stats), "remora-stats"));
+            }
+            if (Log.debugEnabled()) {
+                Log.debug("installed in " + ms(System.nanoTime() - start) + " ms"
+                        + (attached ? " (attached to a running JVM)" : "") + "; the rest when a hooked class loads");
+            }
         } catch (Throwable t) {
             refuse(config, "install failed, " + t);
             if (Log.debugEnabled()) {
@@ -115,11 +98,43 @@ public final class Installer {
         }
     }
 
+    static String ms(long nanos) {
+        return String.valueOf(nanos / 100_000 / 10.0);
+    }
+
+    /** The hook points to weave: the RMI ones, the stream counters when asked for, remora.oos=fast's when on. */
+    private static List<HookPoint> points(boolean oosFast, boolean counting) {
+        List<HookPoint> points = new ArrayList<>();
+        for (HookPoint h : HookPoint.ALL) {
+            if (counting || !h.countsOnly()) {
+                points.add(h);
+            }
+        }
+        if (oosFast) {
+            points.addAll(HookPoint.OOS_FAST);
+        }
+        return points;
+    }
+
+    /** The shutdown hook of remora.stats=true: the report on stderr. */
+    private static final class StatsReport implements Runnable {
+        private final Stats stats;
+
+        StatsReport(Stats stats) {
+            this.stats = stats;
+        }
+
+        @Override
+        public void run() {
+            System.err.println(stats.report());
+        }
+    }
+
     /**
      * The router for the configured transport: jrmp leaves every call to the JDK; socket, fabric and auto reroute
      * calls between Remora JVMs onto Remora's protocol (fabric and auto offer libfabric too, socket when it fails).
      */
-    private static CallRouter router(RemoraConfig config, Stats stats) {
+    static CallRouter router(RemoraConfig config, Stats stats) {
         String transport = config.get(Property.TRANSPORT);
         if ("jrmp".equals(transport)) {
             return CallRouter.JRMP;
@@ -191,7 +206,7 @@ public final class Installer {
         return new dev.remora.rmi.RemoraRouter(options);
     }
 
-    private static void refuse(RemoraConfig config, String why) {
+    static void refuse(RemoraConfig config, String why) {
         if (config.strict()) {
             Log.error(why + "; exiting because remora.strict=true");
             System.exit(STRICT_EXIT);
@@ -211,16 +226,9 @@ public final class Installer {
         return null;
     }
 
-    /** Hook points the running JDK lacks (the classes are loaded, not initialized). */
+    /** Hook points the running JDK lacks, read from its class files. */
     public static List<String> missingHookPoints() {
-        List<String> missing = new ArrayList<>();
-        for (HookPoint h : HookPoint.ALL) {
-            String why = h.findLoaded();
-            if (why != null) {
-                missing.add(why);
-            }
-        }
-        return missing;
+        return HookCheck.missing(HookPoint.ALL);
     }
 
     /**
@@ -228,10 +236,11 @@ public final class Installer {
      * the agent jar's {@code Enable-Native-Access} attribute is ignored (only the main jar's counts). Remora's classes
      * live in the class path's unnamed module, whose flag is shared: when the native transport may be used and the
      * user has not chosen a native-access policy on the command line, Remora enables it for ALL-UNNAMED as
-     * {@code --enable-native-access=ALL-UNNAMED} would. {@code remora.native=false} or any
+     * {@code --enable-native-access=ALL-UNNAMED} would, when the router is made ({@link LazyRouter}), before any
+     * library can load. {@code remora.native=false} or any
      * {@code --enable-native-access}/{@code --illegal-native-access} option leaves the JDK's default alone.
      */
-    private static void enableNativeAccess(Instrumentation inst, RemoraConfig config) {
+    static void enableNativeAccess(Instrumentation inst, RemoraConfig config) {
         if (Runtime.version().feature() < 22 || !config.flag(Property.NATIVE)
                 || "jrmp".equals(config.get(Property.TRANSPORT)) || "socket".equals(config.get(Property.TRANSPORT))) {
             return;
@@ -264,97 +273,30 @@ public final class Installer {
     }
 
     /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */
-    private static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
-        Module rmi = Class.forName("java.rmi.Remote").getModule();
+    static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
+        java.util.Optional<Module> rmi = ModuleLayer.boot().findModule("java.rmi");
+        if (rmi.isEmpty()) {
+            throw new ClassNotFoundException("this runtime has no java.rmi module");
+        }
         Set<Module> self = Set.of(Installer.class.getModule());
         Map<String, Set<Module>> pkgs = new LinkedHashMap<>();
         for (String p : new String[] {"sun.rmi.server", "sun.rmi.transport", "sun.rmi.transport.tcp"}) {
             pkgs.put(p, self);
         }
-        inst.redefineModule(rmi, Collections.emptySet(), pkgs, pkgs, Collections.emptySet(), Collections.emptyMap());
+        inst.redefineModule(rmi.get(), Collections.emptySet(), pkgs, pkgs, Collections.emptySet(), Collections.emptyMap());
     }
 
     /**
      * remora.oos=fast: true when the JDK has every hook point it needs. Otherwise one line says why the
      * application's streams stay in the JDK's format; RMI is not affected either way.
      */
-    private static boolean oosFast(RemoraConfig config) {
-        if (!"fast".equals(config.get(Property.OOS))) {
-            return false;
-        }
-        List<String> missing = new ArrayList<>();
-        for (HookPoint h : HookPoint.OOS_FAST) {
-            String why = h.findLoaded();
-            if (why != null) {
-                missing.add(why);
-            }
-        }
+    private static boolean oosFastPossible() {
+        List<String> missing = HookCheck.missing(HookPoint.OOS_FAST);
         if (!missing.isEmpty()) {
             Log.error("remora.oos=fast needs hook points this JDK (" + Runtime.version() + ") lacks: "
                     + String.join("; ", missing) + "; the application's Object streams stay in the JDK's format");
             return false;
         }
         return true;
-    }
-
-    private static void instrument(Instrumentation inst, Class<?> bridge, Stats stats, boolean oosFast,
-            boolean counting) throws Exception {
-        ClassFileLocator advice = BridgeInjector.adviceLocator(Installer.class.getClassLoader());
-        MethodDescription failed = new MethodDescription.ForLoadedMethod(
-                bridge.getMethod("adviceFailed", Throwable.class));
-        Advice.ExceptionHandler handler = new Advice.ExceptionHandler.Simple(MethodInvocation.invoke(failed));
-
-        Map<String, List<HookPoint>> byType = new LinkedHashMap<>();
-        List<HookPoint> points = new ArrayList<>();
-        for (HookPoint h : HookPoint.ALL) {
-            if (counting || !h.countsOnly()) {
-                points.add(h);
-            }
-        }
-        if (oosFast) {
-            points.addAll(HookPoint.OOS_FAST);
-        }
-        for (HookPoint h : points) {
-            byType.computeIfAbsent(h.typeName(), k -> new ArrayList<>()).add(h);
-        }
-        AgentBuilder builder = new AgentBuilder.Default(new ByteBuddy().with(TypeValidation.DISABLED))
-                .disableClassFormatChanges()
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .with(AgentBuilder.InitializationStrategy.NoOp.INSTANCE)
-                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
-                .with(new ErrorListener(stats))
-                .ignore(not(namedOneOf(byType.keySet().toArray(new String[0]))));
-        for (Map.Entry<String, List<HookPoint>> e : byType.entrySet()) {
-            AgentBuilder.Transformer.ForAdvice t = new AgentBuilder.Transformer.ForAdvice()
-                    .include(advice)
-                    .withExceptionHandler(handler);
-            for (HookPoint h : e.getValue()) {
-                t = t.advice(h.methods(), h.adviceName());
-            }
-            builder = builder.type(named(e.getKey())).transform(t);
-        }
-        builder.installOn(inst);
-    }
-
-    /** Transform errors are reported once and counted, never fatal. */
-    private static final class ErrorListener extends AgentBuilder.Listener.Adapter {
-        private final Stats stats;
-
-        ErrorListener(Stats stats) {
-            this.stats = stats;
-        }
-
-        @Override
-        public void onError(String typeName, ClassLoader loader, JavaModule module, boolean loaded, Throwable t) {
-            String reason = "could not instrument " + typeName + ", plain RMI there: " + t;
-            stats.fallback(reason);
-            Log.once("transform:" + typeName, reason, t);
-        }
-
-        @Override
-        public void onTransformation(TypeDescription type, ClassLoader loader, JavaModule module, boolean loaded,
-                DynamicType dynamicType) {
-            Log.debug("instrumented " + type.getName());
-        }
     }
 }

@@ -2,13 +2,12 @@ package dev.remora.agent;
 
 import dev.remora.agent.config.Property;
 import dev.remora.agent.config.RemoraConfig;
+import dev.remora.agent.hooks.HookCheck;
 import dev.remora.agent.hooks.HookPoint;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.pool.TypePool;
 
 /**
  * {@code java -jar remora-agent.jar}: version, properties with their defaults and current values, and a self-check
@@ -74,17 +73,16 @@ public final class SelfCheck {
         System.out.println("Self-check:");
         System.out.println("  JDK " + Runtime.version() + " (" + System.getProperty("java.vendor") + ") at "
                 + System.getProperty("java.home"));
-        TypePool pool = TypePool.Default.of(ClassFileLocator.ForClassLoader.ofBootLoader());
         boolean ok = config.problems().isEmpty();
         for (HookPoint h : HookPoint.ALL) {
-            String why = h.findIn(pool);
+            String why = why(h);
             System.out.println("  hook " + (why == null ? "found   " : "MISSING ") + h.describe()
                     + (why == null ? "" : ": " + why));
             ok &= why == null;
         }
         int fastFound = 0;
         for (HookPoint h : HookPoint.OOS_FAST) {
-            String why = h.findIn(pool);
+            String why = why(h);
             if (why == null) {
                 fastFound++;
             } else {
@@ -96,6 +94,12 @@ public final class SelfCheck {
         System.out.println("  libfabric: " + NativeCheck.describe());
         System.out.println(ok ? "Remora can run on this JVM." : "Remora would leave this JVM on plain RMI (see above).");
         return ok;
+    }
+
+    /** Why the hook point is missing, as the installer would find it, or null. */
+    private static String why(HookPoint h) {
+        java.util.List<String> missing = HookCheck.missing(java.util.List.of(h));
+        return missing.isEmpty() ? null : missing.get(0);
     }
 
     static String version() {

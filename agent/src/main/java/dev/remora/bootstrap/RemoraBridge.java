@@ -52,7 +52,7 @@ public final class RemoraBridge {
     private RemoraBridge() {
     }
 
-    /** Binds the hooks; handles in the order of the fields above. Called once by the agent, reflectively. */
+    /** Binds the hooks; handles in the order of the fields above. Called once by the agent, through a method handle. */
     public static void install(MethodHandle[] handles, boolean injectFaults) {
         clientInvoke = handles[0];
         exported = handles[1];

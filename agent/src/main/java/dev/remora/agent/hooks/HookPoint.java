@@ -3,21 +3,13 @@ package dev.remora.agent.hooks;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
-import net.bytebuddy.description.method.MethodDescription;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.matcher.ElementMatcher;
-import net.bytebuddy.pool.TypePool;
-
-import static net.bytebuddy.matcher.ElementMatchers.isPrivate;
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
-import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
-import static net.bytebuddy.matcher.ElementMatchers.takesNoArguments;
 
 /**
  * One place in the JDK that Remora instruments: a class by name, the methods by signature, the advice by name.
  * {@link #ALL} is the single list used both by the installer and by the self-check, so what
- * {@code java -jar remora-agent.jar} reports is what the agent would instrument.
+ * {@code java -jar remora-agent.jar} reports is what the agent would instrument. Plain data, no Byte Buddy: the
+ * agent checks the points from the JDK's class files ({@link HookCheck}) and weaves them with Byte Buddy when the first
+ * hooked class loads.
  */
 public final class HookPoint {
     private static final String RMI = "dev.remora.agent.hooks.RmiAdvice$";
@@ -26,35 +18,30 @@ public final class HookPoint {
     private static final String FAST_IN = "dev.remora.agent.hooks.FastInputAdvice$";
     private static final String OOS = "java.io.ObjectOutputStream";
     private static final String OIS = "java.io.ObjectInputStream";
+    private static final String RMI_MODULE = "java.rmi";
+    private static final String BASE_MODULE = "java.base";
 
     public static final List<HookPoint> ALL = Collections.unmodifiableList(Arrays.asList(
-            new HookPoint("sun.rmi.server.UnicastRef", "invoke(Remote, Method, Object[], long)",
-                    named("invoke").and(takesArguments(4)).and(takesArgument(0, named("java.rmi.Remote")))
-                            .and(takesArgument(1, named("java.lang.reflect.Method")))
-                            .and(takesArgument(2, Object[].class)).and(takesArgument(3, long.class)),
-                    RMI + "ClientInvoke", "client calls"),
-            new HookPoint("sun.rmi.server.UnicastServerRef", "exportObject(Remote, Object, boolean)",
-                    named("exportObject").and(takesArguments(3)).and(takesArgument(0, named("java.rmi.Remote")))
-                            .and(takesArgument(2, boolean.class)),
+            new HookPoint(RMI_MODULE, "sun.rmi.server.UnicastRef", "invoke",
+                    "(Ljava/rmi/Remote;Ljava/lang/reflect/Method;[Ljava/lang/Object;J)",
+                    "invoke(Remote, Method, Object[], long)", RMI + "ClientInvoke", "client calls"),
+            new HookPoint(RMI_MODULE, "sun.rmi.server.UnicastServerRef", "exportObject",
+                    "(Ljava/rmi/Remote;Ljava/lang/Object;Z)", "exportObject(Remote, Object, boolean)",
                     RMI + "Export", "server export"),
-            new HookPoint("sun.rmi.server.UnicastServerRef", "dispatch(Remote, RemoteCall)",
-                    named("dispatch").and(takesArguments(2)).and(takesArgument(0, named("java.rmi.Remote")))
-                            .and(takesArgument(1, named("java.rmi.server.RemoteCall"))),
+            new HookPoint(RMI_MODULE, "sun.rmi.server.UnicastServerRef", "dispatch",
+                    "(Ljava/rmi/Remote;Ljava/rmi/server/RemoteCall;)", "dispatch(Remote, RemoteCall)",
                     RMI + "Dispatch", "server dispatch"),
-            new HookPoint("sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", "run0()",
-                    named("run0").and(takesNoArguments()),
-                    RMI + "Accept", "JRMP accept path"),
-            new HookPoint("java.io.ObjectOutputStream", "writeObject(Object)",
-                    named("writeObject").and(takesArguments(Object.class)), STREAM + "Write", "stream writes"),
-            new HookPoint("java.io.ObjectOutputStream", "writeUnshared(Object)",
-                    named("writeUnshared").and(takesArguments(Object.class)), STREAM + "Write", "stream writes"),
-            new HookPoint("java.io.ObjectInputStream", "readObject()",
-                    named("readObject").and(takesNoArguments()), STREAM + "Read", "stream reads"),
-            new HookPoint("java.io.ObjectInputStream", "readObject(Class) (private, used by readString)",
-                    named("readObject").and(isPrivate()).and(takesArguments(Class.class)), STREAM + "Read",
-                    "stream reads"),
-            new HookPoint("java.io.ObjectInputStream", "readUnshared()",
-                    named("readUnshared").and(takesNoArguments()), STREAM + "Read", "stream reads")));
+            new HookPoint(RMI_MODULE, "sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", "run0", "()",
+                    "run0()", RMI + "Accept", "JRMP accept path"),
+            new HookPoint(BASE_MODULE, OOS, "writeObject", "(Ljava/lang/Object;)", "writeObject(Object)",
+                    STREAM + "Write", "stream writes"),
+            new HookPoint(BASE_MODULE, OOS, "writeUnshared", "(Ljava/lang/Object;)", "writeUnshared(Object)",
+                    STREAM + "Write", "stream writes"),
+            new HookPoint(BASE_MODULE, OIS, "readObject", "()", "readObject()", STREAM + "Read", "stream reads"),
+            new HookPoint(BASE_MODULE, OIS, "readObject", "(Ljava/lang/Class;)",
+                    "readObject(Class) (private, used by readString)", STREAM + "Read", "stream reads"),
+            new HookPoint(BASE_MODULE, OIS, "readUnshared", "()", "readUnshared()", STREAM + "Read",
+                    "stream reads")));
 
     /**
      * {@code remora.oos=fast} only (nothing of it is installed otherwise): the stream headers, and every public method
@@ -116,24 +103,35 @@ public final class HookPoint {
     /** A remora.oos=fast hook point: the method {@code name(args)} declared by {@code typeName}. */
     private static HookPoint fast(String typeName, String adviceName, String name, Class<?>... args) {
         StringBuilder text = new StringBuilder(name).append('(');
+        StringBuilder descriptor = new StringBuilder("(");
         for (int i = 0; i < args.length; i++) {
             text.append(i == 0 ? "" : ", ").append(args[i].getSimpleName());
+            descriptor.append(args[i].descriptorString());
         }
-        return new HookPoint(typeName, text.append(')').toString(), named(name).and(takesArguments(args)),
-                adviceName, "remora.oos=fast");
+        return new HookPoint(BASE_MODULE, typeName, name, descriptor.append(')').toString(),
+                text.append(')').toString(), adviceName, "remora.oos=fast");
     }
 
+    private final String module;
     private final String typeName;
+    private final String methodName;
+    private final String parameters;
     private final String methodText;
-    private final ElementMatcher<? super MethodDescription> methods;
     private final String adviceName;
     private final String purpose;
 
-    private HookPoint(String typeName, String methodText, ElementMatcher<? super MethodDescription> methods,
+    /**
+     * @param module the JDK module whose class file is read for the check
+     * @param parameters the method descriptor's parameter part, e.g. {@code (Ljava/lang/Object;)}: with the name it
+     *     identifies the method whatever it returns
+     */
+    private HookPoint(String module, String typeName, String methodName, String parameters, String methodText,
             String adviceName, String purpose) {
+        this.module = module;
         this.typeName = typeName;
+        this.methodName = methodName;
+        this.parameters = parameters;
         this.methodText = methodText;
-        this.methods = methods;
         this.adviceName = adviceName;
         this.purpose = purpose;
     }
@@ -151,8 +149,14 @@ public final class HookPoint {
         return typeName;
     }
 
-    public ElementMatcher<? super MethodDescription> methods() {
-        return methods;
+    /** The class's internal name, as a {@code ClassFileTransformer} receives it. */
+    public String internalName() {
+        return typeName.replace('.', '/');
+    }
+
+    /** Whether the method {@code name} with JVM descriptor {@code descriptor} is this hook point's method. */
+    public boolean matches(String name, String descriptor) {
+        return methodName.equals(name) && descriptor.startsWith(parameters);
     }
 
     public String adviceName() {
@@ -164,32 +168,12 @@ public final class HookPoint {
         return typeName + "." + methodText + " [" + purpose + "]";
     }
 
-    /**
-     * Looks the hook point up in the running JDK's class files without loading the class.
-     *
-     * @return null when exactly one method matches, else why the point is missing
-     */
-    public String findIn(TypePool pool) {
-        TypePool.Resolution r = pool.describe(typeName);
-        return r.isResolved() ? findIn(r.resolve()) : "class " + typeName + " not found";
+    /** e.g. {@code invoke(Remote, Method, Object[], long)}. */
+    String methodText() {
+        return methodText;
     }
 
-    /**
-     * Looks the hook point up among the JDK's classes through reflection: the class is loaded (not initialized),
-     * which is cheaper than parsing its class file, and Byte Buddy retransforms it right after anyway.
-     *
-     * @return null when exactly one method matches, else why the point is missing
-     */
-    public String findLoaded() {
-        try {
-            return findIn(TypeDescription.ForLoadedType.of(Class.forName(typeName, false, null)));
-        } catch (ClassNotFoundException | LinkageError e) {
-            return "class " + typeName + " not found (" + e + ")";
-        }
-    }
-
-    private String findIn(TypeDescription type) {
-        int n = type.getDeclaredMethods().filter(methods).size();
-        return n == 1 ? null : (n == 0 ? "no method " : n + " methods match ") + typeName + "." + methodText;
+    String module() {
+        return module;
     }
 }

@@ -30,10 +30,14 @@ public final class Hooks {
         return stats;
     }
 
-    /** Handles for {@code RemoraBridge.install}, in its field order. */
-    public static MethodHandle[] handles() throws ReflectiveOperationException {
+    /**
+     * Handles for {@code RemoraBridge.install}, in its field order; the last two (remora.oos=fast's) only when
+     * {@code oosFast}: their types name ObjectOutputStream and ObjectInputStream, which a JVM that does not use them
+     * need not load.
+     */
+    public static MethodHandle[] handles(boolean oosFast) throws ReflectiveOperationException {
         MethodHandles.Lookup l = MethodHandles.lookup();
-        return new MethodHandle[] {
+        MethodHandle[] rmi = {
             l.findStatic(Hooks.class, "clientInvoke", MethodType.methodType(Object[].class, Object.class,
                     Object.class, Method.class, Object[].class, long.class)),
             l.findStatic(Hooks.class, "exported", MethodType.methodType(void.class, Object.class, Object.class,
@@ -43,6 +47,11 @@ public final class Hooks {
             l.findStatic(Hooks.class, "streamWrite", MethodType.methodType(void.class, Object.class, Object.class)),
             l.findStatic(Hooks.class, "streamRead", MethodType.methodType(void.class, Object.class)),
             l.findStatic(Hooks.class, "adviceFailed", MethodType.methodType(void.class, Throwable.class)),
+        };
+        if (!oosFast) {
+            return rmi;
+        }
+        return new MethodHandle[] {rmi[0], rmi[1], rmi[2], rmi[3], rmi[4], rmi[5], rmi[6],
             l.findStatic(OosFast.class, "openWriter", MethodType.methodType(Object.class,
                     java.io.ObjectOutputStream.class, Object.class)),
             l.findStatic(OosFast.class, "openReader", MethodType.methodType(Object.class,
@@ -51,7 +60,7 @@ public final class Hooks {
     }
 
     /** Why calls stay on JRMP under a SecurityManager (JDK 17): said once, counted per call. */
-    static final String SECURITY_MANAGER = "a SecurityManager is installed: Remora leaves this JVM's RMI to JRMP"
+    public static final String SECURITY_MANAGER = "a SecurityManager is installed: Remora leaves this JVM's RMI to JRMP"
             + " (its code holds no permissions of its own under the policy; run without a SecurityManager to use it)";
 
     /**

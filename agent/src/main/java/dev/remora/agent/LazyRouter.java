@@ -1,0 +1,62 @@
+package dev.remora.agent;
+
+import dev.remora.agent.config.RemoraConfig;
+import dev.remora.agent.stats.Stats;
+import dev.remora.rmi.CallRouter;
+import java.io.IOException;
+import java.lang.instrument.Instrumentation;
+import java.lang.reflect.Method;
+import java.net.Socket;
+
+/**
+ * The router the hooks call, made when they first do: an export, an accepted JRMP connection or a client call. Until
+ * then no class of rmi-shim, the serializer or the transports is loaded, no native library and no thread, so a JVM
+ * that never uses RMI pays for none of them. The first hook call pays for them once (the router's constructor is
+ * cheap: it touches no RMI class and starts nothing), and enables native access for the fabric library first (JDK 22+;
+ * reading the command line for that loaded 30 classes and cost 8 ms at premain).
+ */
+final class LazyRouter implements CallRouter {
+    private final Instrumentation inst;
+    private final RemoraConfig config;
+    private final Stats stats;
+    private volatile CallRouter router;
+
+    LazyRouter(Instrumentation inst, RemoraConfig config, Stats stats) {
+        this.inst = inst;
+        this.config = config;
+        this.stats = stats;
+    }
+
+    private CallRouter router() {
+        CallRouter r = router;
+        if (r == null) {
+            synchronized (this) {
+                r = router;
+                if (r == null) {
+                    long start = System.nanoTime();
+                    Installer.enableNativeAccess(inst, config);
+                    r = Installer.router(config, stats);
+                    router = r;
+                    Log.debug("router made in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+                }
+            }
+        }
+        return r;
+    }
+
+    @Override
+    public Object[] invoke(Object unicastRef, Object proxy, Method method, Object[] args, long hash)
+            throws Exception {
+        return router().invoke(unicastRef, proxy, method, args, hash);
+    }
+
+    @Override
+    public void exported(Object unicastServerRef, Object impl, Object stub) {
+        router().exported(unicastServerRef, impl, stub);
+    }
+
+    @Override
+    public Socket accept(Object connectionHandler, Socket socket) throws IOException {
+        return router().accept(connectionHandler, socket);
+    }
+}
