@@ -195,6 +195,12 @@ public final class Installer {
                     }
 
                     @Override
+                    public void linked(String technology, String what) {
+                        ("fabric".equals(technology) ? stats.linksFabric : stats.linksSocket).increment();
+                        Log.debug(what);
+                    }
+
+                    @Override
                     public void debug(String message) {
                         Log.debug(message);
                     }

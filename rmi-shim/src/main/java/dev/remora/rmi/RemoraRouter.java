@@ -5,6 +5,7 @@ import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.SocketTechnology;
 import dev.remora.rmi.transport.Technology;
+import dev.remora.rmi.transport.fabric.FabricLink;
 import dev.remora.rmi.transport.fabric.FabricTechnology;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
@@ -333,6 +334,9 @@ public final class RemoraRouter implements CallRouter {
                 return null;
             }
             link = chosen.open(socket, false);
+            options.listener.linked(link instanceof FabricLink ? "fabric" : "socket", "Remora connection from "
+                    + link.peer() + " over " + (link instanceof FabricLink ? "fabric (" + ((FabricLink) link).provider()
+                    + ")" : "its socket transport"));
         } catch (IOException e) {
             socket.close();
             return null;

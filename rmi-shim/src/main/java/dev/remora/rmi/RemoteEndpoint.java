@@ -2,6 +2,7 @@ package dev.remora.rmi;
 
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.Technology;
+import dev.remora.rmi.transport.fabric.FabricLink;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.DataInputStream;
@@ -110,6 +111,9 @@ final class RemoteEndpoint {
             for (Technology t : technologies) {
                 if (t.bit() == chosen) {
                     Link link = t.open(s, true);
+                    options.listener.linked(link instanceof FabricLink ? "fabric" : "socket", "Remora connection to "
+                            + link.peer() + " over " + (link instanceof FabricLink ? "fabric ("
+                            + ((FabricLink) link).provider() + ")" : "its socket transport"));
                     return new ClientConnection(link, options);
                 }
             }

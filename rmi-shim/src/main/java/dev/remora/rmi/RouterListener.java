@@ -25,11 +25,12 @@ public interface RouterListener {
     }
 
     /**
-     * A connection's technology ("fabric", "socket") as chosen (not as a fallback), with the reason: for
-     * {@code remora.log=debug} and the host's counters.
+     * A Remora connection was set up over {@code technology} ("fabric" or "socket"); {@code what} says with whom and
+     * how, for {@code remora.log=debug} (why a technology was chosen is said by {@link #debug} or {@link #fallback}).
+     * The host counts them.
      */
-    default void chose(String technology, String reason) {
-        debug(reason);
+    default void linked(String technology, String what) {
+        debug(what);
     }
 
     /** Detail for {@code remora.log=debug} (which technology a connection uses, ...). */

@@ -35,6 +35,9 @@ public final class Stats {
     public final LongAdder typeDescriptors = new LongAdder();
     /** remora.dispatch=auto: calls that ran so long that a pool thread took over reading their connection. */
     public final LongAdder handoffs = new LongAdder();
+    /** Remora connections by the technology chosen for them (remora.transport=auto picks per peer). */
+    public final LongAdder linksFabric = new LongAdder();
+    public final LongAdder linksSocket = new LongAdder();
 
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
 
@@ -73,6 +76,8 @@ public final class Stats {
         m.put("bytes_in", bytesIn.sum());
         m.put("type_descriptors", typeDescriptors.sum());
         m.put("dispatch_handoffs", handoffs.sum());
+        m.put("links_fabric", linksFabric.sum());
+        m.put("links_socket", linksSocket.sum());
         m.put("advice_errors", adviceErrors.sum());
         return m;
     }

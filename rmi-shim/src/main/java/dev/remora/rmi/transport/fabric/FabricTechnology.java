@@ -197,7 +197,7 @@ public final class FabricTechnology implements Technology {
             return fallback.open(socket, client);
         }
         link.start();
-        settings.listener.chose("fabric", "fabric link to " + link.peer() + " over " + link.provider()
+        settings.listener.debug("fabric link to " + link.peer() + " over " + link.provider()
                 + (link.sharedRings() ? " with shared rings" : ""));
         return link;
     }
@@ -225,7 +225,7 @@ public final class FabricTechnology implements Technology {
         if (in.readByte() != OK) {
             String why = in.readUTF();
             if (preferSocket != null) {
-                settings.listener.chose("socket", "socket transport to " + socket.getInetAddress().getHostAddress()
+                settings.listener.debug("socket transport to " + socket.getInetAddress().getHostAddress()
                         + ": " + preferSocket);
             } else {
                 fellBack(socket, "the server " + why);
@@ -295,7 +295,7 @@ public final class FabricTechnology implements Technology {
         if (provider == null) {
             if (offered.isEmpty()) { // the client chose the socket technology for this peer and says why
                 refuse(out, "agrees: no fabric provider offered");
-                settings.listener.chose("socket", "socket transport to " + socket.getInetAddress().getHostAddress()
+                settings.listener.debug("socket transport to " + socket.getInetAddress().getHostAddress()
                         + ": the client offered no fabric provider (its remora.transport=auto prefers the socket"
                         + " transport between two hosts without shm, verbs or efa)");
                 return null;
