@@ -73,8 +73,7 @@ public final class RemoraRouter implements CallRouter {
         this.technologies = options.transport == RouterOptions.Transport.SOCKET ? new Technology[] {socket}
                 : new Technology[] {socket, new FabricTechnology(new FabricTechnology.Settings(
                         options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
-                        options.fabricProvider, options.fabricSpinNanos, options.fabricSpinMaxNanos,
-                        options.fabricRingBytes, options.fabricSleepNanos,
+                        options.fabricProvider, options.fabric, options.fabricSleepNanos,
                         options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
                         .withSharedRings(options.fabricShared), socket)};
     }

@@ -1,5 +1,6 @@
 package dev.remora.rmi;
 
+import dev.remora.fabric.FabricOptions;
 import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.serializer.TypeCacheMode;
 
@@ -32,9 +33,8 @@ public final class RouterOptions {
     Transport transport = Transport.AUTO;
     boolean nativeEnabled = true;
     String fabricProvider = "auto";
-    long fabricSpinNanos = -1;
-    long fabricSpinMaxNanos = -1;
-    long fabricRingBytes = -1;
+    /** The fabric endpoints' options, one record from here down to each endpoint (FabricTechnology). */
+    FabricOptions fabric = FabricOptions.defaults();
     boolean fabricShared = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
@@ -152,25 +152,17 @@ public final class RouterOptions {
         return this;
     }
 
-    /** remora.fabric.spin: nanoseconds a fabric receiver polls before it sleeps; negative = the fabric default. */
-    public RouterOptions fabricSpinNanos(long nanos) {
-        fabricSpinNanos = nanos;
-        return this;
-    }
-
     /**
-     * remora.fabric.spin.max: the most a fabric wait's adaptive spin may grow to (twice what such waits lately
-     * lasted); at or below remora.fabric.spin: no adaptation; negative = the fabric default.
+     * The fabric endpoints' options (remora.fabric.spin, remora.fabric.spin.max, remora.fabric.ring, and what the
+     * fabric module defaults), handed down unchanged to every endpoint.
      */
-    public RouterOptions fabricSpinMaxNanos(long nanos) {
-        fabricSpinMaxNanos = nanos;
+    public RouterOptions fabric(FabricOptions options) {
+        fabric = options == null ? FabricOptions.defaults() : options;
         return this;
     }
 
-    /** remora.fabric.ring: bytes of each fabric endpoint's send ring over shm; 0 = none; negative = the default. */
-    public RouterOptions fabricRingBytes(long bytes) {
-        fabricRingBytes = bytes;
-        return this;
+    public FabricOptions fabric() {
+        return fabric;
     }
 
     /** remora.fabric.shared: over shm, send rings in /dev/shm that the peer maps and reads from (no CMA copy). */

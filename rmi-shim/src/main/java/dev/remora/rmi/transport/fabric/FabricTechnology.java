@@ -68,9 +68,8 @@ public final class FabricTechnology implements Technology {
         final boolean requested;
         final boolean nativeEnabled;
         final String provider;
-        final long spinNanos;
-        final long spinMaxNanos;
-        final long ringBytes;
+        /** The endpoints' options as the agent built them from remora.fabric.* (spin, adaptive spin, send ring). */
+        final FabricOptions endpoint;
         final long sleepNanos;
         final int maxFrame;
         final int handshakeTimeoutMillis;
@@ -81,23 +80,19 @@ public final class FabricTechnology implements Technology {
          * @param requested remora.transport=fabric (a fallback is then a warning) rather than auto
          * @param nativeEnabled remora.native: false = unavailable without loading anything
          * @param provider remora.fabric.provider: "auto" or a provider
-         * @param spinNanos remora.fabric.spin; negative = the fabric module's default
-         * @param spinMaxNanos remora.fabric.spin.max: the most an adaptive spin may grow to; negative = the default
-         * @param ringBytes remora.fabric.ring: the endpoints' send ring over shm; negative = the default
+         * @param endpoint the endpoints' options (remora.fabric.spin, .spin.max, .ring), handed down as built
          * @param sleepNanos remora.fabric.sleep: idle time before a receiver asks its peer to ring and sleeps; 0 never
          * @param maxFrame largest frame accepted from a peer
          * @param handshakeTimeoutMillis how long each handshake read may wait
          * @param listener where fallbacks and debug lines go
          */
-        public Settings(boolean requested, boolean nativeEnabled, String provider, long spinNanos, long spinMaxNanos,
-                long ringBytes, long sleepNanos, int maxFrame, int handshakeTimeoutMillis, RouterListener listener) {
-            this.spinMaxNanos = spinMaxNanos;
-            this.ringBytes = ringBytes;
+        public Settings(boolean requested, boolean nativeEnabled, String provider, FabricOptions endpoint,
+                long sleepNanos, int maxFrame, int handshakeTimeoutMillis, RouterListener listener) {
+            this.endpoint = endpoint == null ? FabricOptions.defaults() : endpoint;
             this.sleepNanos = sleepNanos;
             this.requested = requested;
             this.nativeEnabled = nativeEnabled;
             this.provider = provider == null || provider.isBlank() ? "auto" : provider.trim();
-            this.spinNanos = spinNanos;
             this.maxFrame = maxFrame;
             this.handshakeTimeoutMillis = handshakeTimeoutMillis;
             this.listener = listener == null ? RouterListener.NONE : listener;
@@ -115,16 +110,9 @@ public final class FabricTechnology implements Technology {
      *     (the socket technology)
      */
     public FabricTechnology(Settings settings, Technology fallback) {
-        this(settings, fallback, FabricOptions.defaults());
-    }
-
-    /** As above, with the endpoints' options other than those in settings (tests: e.g. a long deep sleep). */
-    FabricTechnology(Settings settings, Technology fallback, FabricOptions options) {
         this.settings = settings;
         this.fallback = fallback;
-        FabricOptions o = settings.spinNanos >= 0 ? options.withSpinNanos(settings.spinNanos) : options;
-        o = settings.spinMaxNanos >= 0 ? o.withSpinMaxNanos(settings.spinMaxNanos) : o;
-        this.fabricOptions = settings.ringBytes >= 0 ? o.withSendRingBytes(settings.ringBytes) : o;
+        this.fabricOptions = settings.endpoint;
     }
 
     @Override

@@ -98,7 +98,7 @@ class FabricLinkTest {
     }
 
     private FabricTechnology technology(String provider) {
-        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, -1, -1, -1, 1_000_000, MAX, 5000,
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, provider, null, 1_000_000, MAX, 5000,
                 listener), new SocketTechnology(MAX, 0));
     }
 
@@ -181,8 +181,9 @@ class FabricLinkTest {
         for (int off = 0; off < 4; off++) { // 0: none off, 1: client off, 2: server off, 3: server without a ring
             FabricTechnology on = technology("auto");
             FabricTechnology disabled = off == 3 ? new FabricTechnology(new FabricTechnology.Settings(true, true,
-                    "auto", -1, -1, 0, 1_000_000, MAX, 5000, listener), new SocketTechnology(MAX, 0))
-                    : new FabricTechnology(new FabricTechnology.Settings(true, true, "auto", -1, -1, -1, 1_000_000, MAX,
+                    "auto", FabricOptions.defaults().withSendRingBytes(0), 1_000_000, MAX, 5000, listener),
+                    new SocketTechnology(MAX, 0))
+                    : new FabricTechnology(new FabricTechnology.Settings(true, true, "auto", null, 1_000_000, MAX,
                     5000, listener).withSharedRings(false), new SocketTechnology(MAX, 0));
             if (off > 0) {
                 closeLinks();
@@ -341,8 +342,9 @@ class FabricLinkTest {
 
     /** The technology with the given remora.fabric.sleep and a 30 s safety net on deep sleeps. */
     private FabricTechnology sleeping(long sleepNanos) {
-        return new FabricTechnology(new FabricTechnology.Settings(true, true, "shm", -1, -1, -1, sleepNanos, MAX, 5000,
-                listener), new SocketTechnology(MAX, 0), FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L));
+        return new FabricTechnology(new FabricTechnology.Settings(true, true, "shm",
+                FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L), sleepNanos, MAX, 5000, listener),
+                new SocketTechnology(MAX, 0));
     }
 
     /** Rounds of: a receive idle for 1.2 s, then a frame; even rounds client to server, odd ones back. */
@@ -394,7 +396,7 @@ class FabricLinkTest {
     @Test
     void autoBetweenTwoHostsPrefersTheSocketTransportOverLibfabricsTcp() throws Exception {
         assumeTrue(Fabric.providers().contains("tcp;ofi_rxm"), "no tcp;ofi_rxm provider here");
-        FabricTechnology auto = new FabricTechnology(new FabricTechnology.Settings(false, true, "auto", -1, -1, -1,
+        FabricTechnology auto = new FabricTechnology(new FabricTechnology.Settings(false, true, "auto", null,
                 1_000_000, MAX, 5000, listener), new SocketTechnology(MAX, 0)).hostsApart();
         open(auto);
         assertFalse(client instanceof FabricLink);
@@ -426,7 +428,7 @@ class FabricLinkTest {
 
     @Test
     void nativeDisabledIsUnavailableWithoutFailing() {
-        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", -1, -1, -1, 1_000_000,
+        FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, false, "auto", null, 1_000_000,
                 MAX, 5000, listener), new SocketTechnology(MAX, 0));
         assertFalse(t.available());
         assertEquals(1, notes.size(), notes.toString());
