@@ -34,6 +34,8 @@ public interface App {
             case "asp": return new Asp();
             case "leq": return new Leq();
             case "radix": return new Radix();
+            case "water": return new Water();
+            case "hamming": return new Hamming();
             default: throw new IllegalArgumentException("unknown app '" + name + "': known are " + Apps.NAMES);
         }
     }

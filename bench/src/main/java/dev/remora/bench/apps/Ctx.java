@@ -57,6 +57,12 @@ public final class Ctx {
         bytes += payload;
     }
 
+    /** Calls made on other threads (their time is counted by {@link #waited}). */
+    void counted(long callCount, long payload) {
+        calls += callCount;
+        bytes += payload;
+    }
+
     /** Time spent waiting for a peer's data. */
     void waited(long nanos) {
         commNanos += nanos;
