@@ -26,7 +26,7 @@ usage: scripts/compare.sh [options]
   --full                 every object and size of seed 000 section 6.1, more repetitions (default: quick)
   --apps                 run the papers' parallel applications instead of the kernels (scripts/lib/compare-apps.sh):
                          each app as N rank JVMs, every configuration, in rounds; report with a box plot per app
-  --apps-list a,b        with --apps: which apps (default sor,asp,leq,radix,water,hamming)
+  --apps-list a,b        with --apps: which apps (default sor,asp,leq,radix,water,hamming,paraffin)
   --ranks 2,4            with --apps: rank JVMs per run (default 2)
                          with --apps, --sizes takes problem sizes: tiny, comm (plain RMI spends about half its time
                          or more communicating), compute (mostly computing); default comm,compute. --pin: split

@@ -5,7 +5,7 @@
 # jvm_opts_of, BASELINE, SKIPPED) and chosen the JDK; writes summary.md with a table per app, size and rank count,
 # and a Figure 5 style box plot per app (plots/*.png) when bench/target/benchmarks.jar (JFreeChart) is there.
 
-APPS_LIST="${APPS_LIST:-sor,asp,leq,radix,water,hamming}"
+APPS_LIST="${APPS_LIST:-sor,asp,leq,radix,water,hamming,paraffin}"
 APP_RANKS="${APP_RANKS:-2}"
 APP_SIZES="${SIZES:-comm,compute}"
 IFS=',' read -r -a APP_NAMES <<<"$APPS_LIST"

@@ -36,6 +36,7 @@ public interface App {
             case "radix": return new Radix();
             case "water": return new Water();
             case "hamming": return new Hamming();
+            case "paraffin": return new Paraffin();
             default: throw new IllegalArgumentException("unknown app '" + name + "': known are " + Apps.NAMES);
         }
     }
