@@ -440,6 +440,21 @@ echo
 configs_csv="$(IFS=,; echo "${RUN[*]}")"
 "$JAVA" -cp "$CLASSES" "$MAIN_PKG.CompareReport" --dir "$OUT" --configs "$configs_csv" --baseline "$BASELINE" \
     || die "could not build the report from $OUT/raw (see $OUT/logs)"
+# Figure 5 of seed 000 per kernel: each object/size a dot, % of time saved against the baseline per configuration.
+awk -F, -v base="$BASELINE" 'NR == 1 { print "chart,config,saved_pct"; next }
+    $1 != base && $10 != "" { print "kernel-" $2 "," $1 "," $10; print "kernel-all," $1 "," $10 }' \
+    "$OUT/summary.csv" >"$OUT/points-kernels.csv"
+if [[ -f "$ROOT/bench/target/benchmarks.jar" ]] && [[ $(wc -l <"$OUT/points-kernels.csv") -gt 1 ]] \
+    && "$JAVA" -Djava.awt.headless=true -cp "$ROOT/bench/target/benchmarks.jar" dev.remora.bench.plot.SavedBoxPlot \
+        --in "$OUT/points-kernels.csv" --out-dir "$OUT/plots" --baseline "$BASELINE" --what "time per call" \
+        >"$OUT/logs/plot.log" 2>&1; then
+    {
+        echo; echo "## Box plots (Figure 5 of seed 000: % of time saved against $BASELINE, each dot an object/size)"; echo
+        for png in "$OUT"/plots/kernel-*.png; do echo "![$(basename "$png" .png)](plots/$(basename "$png"))"; echo; done
+    } >>"$OUT/summary.md"
+else
+    echo "compare.sh: no box plots (need bench/target/benchmarks.jar with JFreeChart; see $OUT/logs/plot.log)" >&2
+fi
 echo
 echo "Each cell: median over $ROUNDS rounds of the per-round median (us per call; star: calls/s of all threads);"
 echo "in brackets the share of time saved against $BASELINE (negative: slower). Steady: per run the lowest median of"

@@ -81,6 +81,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
 done
 
+rm -rf "$OUT/tmp"; rmdir "$OUT/floor" 2>/dev/null || true
 configs_csv="$(IFS=,; echo "${RUN[*]}")"
 "$JAVA" -cp "$CLASSES" dev.remora.bench.apps.AppsReport --dir "$OUT" --configs "$configs_csv" --baseline "$BASELINE" \
     >/dev/null || die "could not build the report from $OUT/raw/apps.csv (see $OUT/logs)"
