@@ -102,7 +102,7 @@ done
 case "$PIN" in same|split|best|none) ;; *) die "--pin must be same, split, best or none, got '$PIN'" ;; esac
 
 if [[ $APPS == 1 ]]; then
-    [[ $PIN_SET == 1 ]] || PIN=split
+    [[ $PIN_SET == 1 ]] || PIN="split"
     APP_SIZES_OPT="$SIZES"; SIZES="" # the kernels' array lengths below must not see the apps' size names
 fi
 
@@ -291,7 +291,7 @@ esac
 # ---------------------------------------------------------------- the parallel applications instead of the kernels
 if [[ $APPS == 1 ]]; then
     SIZES="$APP_SIZES_OPT"
-    # shellcheck source=lib/compare-apps.sh
+    # shellcheck source=scripts/lib/compare-apps.sh
     source "$ROOT/scripts/lib/compare-apps.sh"
     exit $?
 fi
