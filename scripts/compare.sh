@@ -7,6 +7,8 @@
 #
 #   scripts/compare.sh                 quick run (a few minutes): n = 50 and 5000, 3 rounds
 #   scripts/compare.sh --full          every kernel/object of seed 000 section 6.1 (n = 50 ... 20000)
+#   scripts/compare.sh --apps          the papers' parallel apps (SOR, ASP, LEQ, Radix, ...), N rank JVMs each, plainly
+#                                      and with each configuration: wall, compute phase, CPU, calls; box plots
 #   scripts/compare.sh --help          all options
 #
 # Configurations are data: scripts/lib/compare-configs.txt.
@@ -22,6 +24,13 @@ usage() {
     cat <<EOF
 usage: scripts/compare.sh [options]
   --full                 every object and size of seed 000 section 6.1, more repetitions (default: quick)
+  --apps                 run the papers' parallel applications instead of the kernels (scripts/lib/compare-apps.sh):
+                         each app as N rank JVMs, every configuration, in rounds; report with a box plot per app
+  --apps-list a,b        with --apps: which apps (default sor,asp,leq,radix,water,hamming,paraffin)
+  --ranks 2,4            with --apps: rank JVMs per run (default 2)
+                         with --apps, --sizes takes problem sizes: tiny, comm (plain RMI spends about half its time
+                         or more communicating), compute (mostly computing); default comm,compute. --pin: split
+                         (default with --apps: rank i on CPU i mod CPUs), same (all on CPU 0) or none
   --rounds N             rounds; configurations alternate within each round (default 3)
   --configs a,b          configurations to run, from $(basename "$CONFIG_FILE") (default: all of them;
                          ones the agent does not implement yet are skipped with its reason)
@@ -56,6 +65,7 @@ EOF
 }
 
 DEFAULT_JVM_OPTS="-Xms512m -Xmx512m -XX:+UseSerialGC"
+APPS=0; APPS_LIST=""; APP_RANKS=""; PIN_SET=0
 FULL=0; ROUNDS=3; CONFIGS=""; KERNELS=""; OBJECTS=""; SIZES=""; PIN=same; JDK=""; STAR_THREADS=4
 JVM_OPTS="$DEFAULT_JVM_OPTS"; REPS_OPT=""; BUDGET_MS_OPT=""; WARMUP_MS_OPT=""; OUT=""; TIMEOUT_S=""; BUILD=1
 
@@ -65,13 +75,16 @@ need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)";
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --full) FULL=1; shift ;;
+        --apps) APPS=1; shift ;;
+        --apps-list) need_value "$@"; APPS_LIST="$2"; shift 2 ;;
+        --ranks) need_value "$@"; APP_RANKS="$2"; shift 2 ;;
         --rounds) need_value "$@"; ROUNDS="$2"; shift 2 ;;
         --configs) need_value "$@"; CONFIGS="$2"; shift 2 ;;
         --config-file) need_value "$@"; CONFIG_FILE="$(realpath "$2")"; shift 2 ;;
         --kernels) need_value "$@"; KERNELS="$2"; shift 2 ;;
         --objects) need_value "$@"; OBJECTS="$2"; shift 2 ;;
         --sizes) need_value "$@"; SIZES="$2"; shift 2 ;;
-        --pin) need_value "$@"; PIN="$2"; shift 2 ;;
+        --pin) need_value "$@"; PIN="$2"; PIN_SET=1; shift 2 ;;
         --jdk) need_value "$@"; JDK="$2"; shift 2 ;;
         --star-threads) need_value "$@"; STAR_THREADS="$2"; shift 2 ;;
         --warmup-ms) need_value "$@"; WARMUP_MS_OPT="$2"; shift 2 ;;
@@ -90,6 +103,11 @@ done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive whole number, got '$ROUNDS'"
 [[ "$STAR_THREADS" =~ ^[1-9][0-9]*$ ]] || die "--star-threads must be a positive whole number, got '$STAR_THREADS'"
 case "$PIN" in same|split|best|none) ;; *) die "--pin must be same, split, best or none, got '$PIN'" ;; esac
+
+if [[ $APPS == 1 ]]; then
+    [[ $PIN_SET == 1 ]] || PIN="split"
+    APP_SIZES_OPT="$SIZES"; SIZES="" # the kernels' array lengths below must not see the apps' size names
+fi
 
 # Default objects end with byte[100000]: the fabric floors below are read against its echo (see FloorReport).
 if [[ $FULL == 1 ]]; then
@@ -173,7 +191,9 @@ mkdir -p "$OUT/raw" "$OUT/logs" "$OUT/tmp" "$OUT/floor"
 OUT="$(cd "$OUT" && pwd)"
 
 if [[ $BUILD == 1 ]]; then
-    if stale "$CLASSES/dev/remora/bench/rmi/BenchClient.class" "$ROOT/bench/src/main/java/dev/remora/bench/rmi"; then
+    if stale "$CLASSES/dev/remora/bench/rmi/BenchClient.class" "$ROOT/bench/src/main/java/dev/remora/bench/rmi" \
+        || { [[ $APPS == 1 ]] && stale "$ROOT/bench/target/benchmarks.jar" "$ROOT/bench/src/main/java/dev/remora/bench/apps" \
+                "$ROOT/bench/src/main/java/dev/remora/bench/plot"; }; then
         echo "compare.sh: building bench (mvn -q -DskipTests package -pl bench -am) ..." >&2
         if ! (cd "$ROOT" && mvn -q -DskipTests package -pl bench -am) >"$OUT/logs/build-bench.log" 2>&1; then
             # The benchmark app needs nothing but the JDK: compile it alone rather than give up.
@@ -203,6 +223,10 @@ fi
 mkdir -p "$OUT/app-classes/dev/remora/bench"
 cp -r "$CLASSES/dev/remora/bench/rmi" "$OUT/app-classes/dev/remora/bench/" \
     || die "cannot copy the benchmark classes from $CLASSES"
+if [[ $APPS == 1 ]]; then
+    cp -r "$CLASSES/dev/remora/bench/apps" "$OUT/app-classes/dev/remora/bench/" \
+        || die "cannot copy the apps' classes from $CLASSES/dev/remora/bench/apps (build bench)"
+fi
 CLASSES="$OUT/app-classes"
 
 # ---------------------------------------------------------------- configurations
@@ -266,6 +290,14 @@ case "$PIN" in
           PLACEMENT="$PLACEMENT"$'\n'"            Remora transports (which spin) with server on CPU 0, client on CPU 1: spinning peers must not share one" ;;
     none) PIN_SERVER=(); PIN_CLIENT=(); PLACEMENT="none: unpinned ($NCPU CPUs; latency may flip between placements)" ;;
 esac
+
+# ---------------------------------------------------------------- the parallel applications instead of the kernels
+if [[ $APPS == 1 ]]; then
+    SIZES="$APP_SIZES_OPT"
+    # shellcheck source=scripts/lib/compare-apps.sh
+    source "$ROOT/scripts/lib/compare-apps.sh"
+    exit $?
+fi
 
 # ---------------------------------------------------------------- two "hosts": network namespaces joined by veth
 # --netns: the server runs in namespace remora-cmp-a (10.199.0.1), the client in remora-cmp-b (10.199.0.2), joined
@@ -435,6 +467,21 @@ echo
 configs_csv="$(IFS=,; echo "${RUN[*]}")"
 "$JAVA" -cp "$CLASSES" "$MAIN_PKG.CompareReport" --dir "$OUT" --configs "$configs_csv" --baseline "$BASELINE" \
     || die "could not build the report from $OUT/raw (see $OUT/logs)"
+# Figure 5 of seed 000 per kernel: each object/size a dot, % of time saved against the baseline per configuration.
+awk -F, -v base="$BASELINE" 'NR == 1 { print "chart,config,saved_pct"; next }
+    $1 != base && $10 != "" { print "kernel-" $2 "," $1 "," $10; print "kernel-all," $1 "," $10 }' \
+    "$OUT/summary.csv" >"$OUT/points-kernels.csv"
+if [[ -f "$ROOT/bench/target/benchmarks.jar" ]] && [[ $(wc -l <"$OUT/points-kernels.csv") -gt 1 ]] \
+    && "$JAVA" -Djava.awt.headless=true -cp "$ROOT/bench/target/benchmarks.jar" dev.remora.bench.plot.SavedBoxPlot \
+        --in "$OUT/points-kernels.csv" --out-dir "$OUT/plots" --baseline "$BASELINE" --what "time per call" \
+        >"$OUT/logs/plot.log" 2>&1; then
+    {
+        echo; echo "## Box plots (Figure 5 of seed 000: % of time saved against $BASELINE, each dot an object/size)"; echo
+        for png in "$OUT"/plots/kernel-*.png; do echo "![$(basename "$png" .png)](plots/$(basename "$png"))"; echo; done
+    } >>"$OUT/summary.md"
+else
+    echo "compare.sh: no box plots (need bench/target/benchmarks.jar with JFreeChart; see $OUT/logs/plot.log)" >&2
+fi
 echo
 echo "Each cell: median over $ROUNDS rounds of the per-round median (us per call; star: calls/s of all threads);"
 echo "in brackets the share of time saved against $BASELINE (negative: slower). Steady: per run the lowest median of"

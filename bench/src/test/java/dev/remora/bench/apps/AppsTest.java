@@ -1,0 +1,102 @@
+package dev.remora.bench.apps;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The apps compute right answers, and their checks see a wrong one. One rank in-process (no RMI) per app, and SOR
+ * and ASP for real: two rank JVMs each through the {@link Launcher}, plain RMI, tiny size (a few seconds).
+ */
+class AppsTest {
+
+    private static Ctx oneRank(App app, String size) {
+        return new Ctx(0, 1, Rank.params(app, size, ""));
+    }
+
+    @Test
+    void eachAppAloneIsRightAndItsCheckSeesACorruptedAnswer() throws Exception {
+        for (String name : Apps.NAMES.split(",")) {
+            App app = App.byName(name);
+            Ctx ctx = oneRank(app, "tiny");
+            app.peer(ctx);
+            app.setup(ctx);
+            app.run(ctx);
+            assertNull(app.check(ctx), name);
+        }
+        Sor sor = new Sor();
+        Ctx ctx = oneRank(sor, "tiny");
+        sor.peer(ctx);
+        sor.setup(ctx);
+        // not run: the initial grid is not the relaxed one
+        assertNotNull(sor.check(ctx));
+        Radix radix = new Radix();
+        ctx = oneRank(radix, "tiny");
+        radix.peer(ctx);
+        radix.setup(ctx);
+        assertNotNull(radix.check(ctx), "unsorted keys pass the check");
+        Asp asp = new Asp();
+        ctx = oneRank(asp, "tiny");
+        asp.peer(ctx);
+        asp.setup(ctx);
+        assertNotNull(asp.check(ctx), "direct edges pass as shortest paths");
+        Leq leq = new Leq();
+        ctx = new Ctx(0, 1, Rank.params(leq, "tiny", "iters=3"));
+        leq.peer(ctx);
+        leq.setup(ctx);
+        leq.run(ctx);
+        assertNotNull(leq.check(ctx), "3 Jacobi iterations pass as a solution");
+    }
+
+    @Test
+    void appClassesReferenceOnlyTheJdkAndTheirOwnPackage() throws Exception {
+        // compare.sh runs the ranks with only this package's classes on the class path, as StandaloneAppTest does
+        Path dir = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .resolve("dev/remora/bench/apps");
+        int checked = 0;
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files.filter(p -> p.toString().endsWith(".class"))::iterator) {
+                checked++;
+                String pool = new String(java.nio.file.Files.readAllBytes(f), StandardCharsets.ISO_8859_1);
+                for (int at = pool.indexOf("dev/remora/"); at >= 0; at = pool.indexOf("dev/remora/", at + 1)) {
+                    assertTrue(pool.startsWith("dev/remora/bench/apps/", at), f + " names "
+                            + pool.substring(at, Math.min(pool.length(), at + 40)));
+                }
+                assertTrue(!pool.contains("org/jfree"), f + " names JFreeChart");
+            }
+        }
+        assertTrue(checked >= 10, "expected the apps' classes in " + dir);
+    }
+
+    @Test
+    void sorAndAspWithTwoRankJvms() throws Exception {
+        String cp = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        for (String app : new String[] {"sor", "asp"}) {
+            PrintStream old = System.out;
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            int rc;
+            try {
+                System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+                rc = Launcher.run(new String[] {"--app", app, "--ranks", "2", "--size", "tiny", "--cp", cp,
+                        "--cpus", "none", "--timeout-s", "60", "--jvm-opts", "-Xmx128m -XX:TieredStopAtLevel=1"});
+            } finally {
+                System.setOut(old);
+            }
+            String text = out.toString(StandardCharsets.UTF_8);
+            assertEquals(0, rc, text);
+            String run = text.lines().filter(l -> l.startsWith("app-run ")).findFirst().orElse("");
+            Map<String, String> f = Launcher.fields(run);
+            assertEquals("ok", f.get("check"), text);
+            assertEquals(2, text.lines().filter(l -> l.startsWith("app-rank ")).count(), text);
+            assertTrue(Long.parseLong(f.get("calls")) > 0, text);
+        }
+    }
+}
