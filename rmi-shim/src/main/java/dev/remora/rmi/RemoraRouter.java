@@ -70,12 +70,19 @@ public final class RemoraRouter implements CallRouter {
         this.dispatcher = new Dispatcher(options);
         this.localCalls = new LocalCall(options, dispatcher);
         Technology socket = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
-        this.technologies = options.transport == RouterOptions.Transport.SOCKET ? new Technology[] {socket}
-                : new Technology[] {socket, new FabricTechnology(new FabricTechnology.Settings(
-                        options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
-                        options.fabricProvider, options.fabric, options.fabricSleepNanos,
-                        options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
-                        .withSharedRings(options.fabricShared), socket)};
+        if (options.transport == RouterOptions.Transport.SOCKET) {
+            this.technologies = new Technology[] {socket};
+        } else {
+            FabricTechnology fabric = new FabricTechnology(new FabricTechnology.Settings(
+                    options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
+                    options.fabricProvider, options.fabric, options.fabricSleepNanos,
+                    options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
+                    .withSharedRings(options.fabricShared), socket);
+            this.technologies = new Technology[] {socket, fabric};
+            if (options.fabricPrewarm) {
+                fabric.prewarm();
+            }
+        }
     }
 
     // ---------------------------------------------------------------- client

@@ -36,6 +36,8 @@ public final class RouterOptions {
     /** The fabric endpoints' options, one record from here down to each endpoint (FabricTechnology). */
     FabricOptions fabric = FabricOptions.defaults();
     boolean fabricShared = true;
+    /** Probe libfabric on a daemon thread when the router is made (tests that count threads turn it off). */
+    boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
     Serializer serializer = Serializer.FAST;
@@ -163,6 +165,12 @@ public final class RouterOptions {
 
     public FabricOptions fabric() {
         return fabric;
+    }
+
+    /** Whether the router starts probing libfabric in the background as it is made (default true). */
+    public RouterOptions fabricPrewarm(boolean on) {
+        fabricPrewarm = on;
+        return this;
     }
 
     /** remora.fabric.shared: over shm, send rings in /dev/shm that the peer maps and reads from (no CMA copy). */

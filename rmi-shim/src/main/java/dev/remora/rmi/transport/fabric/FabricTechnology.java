@@ -4,6 +4,7 @@ import dev.remora.fabric.Fabric;
 import dev.remora.fabric.FabricEndpoint;
 import dev.remora.fabric.FabricOptions;
 import dev.remora.rmi.RouterListener;
+import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.Technology;
 import dev.remora.rmi.wire.Frame;
@@ -123,6 +124,23 @@ public final class FabricTechnology implements Technology {
     @Override
     public int bit() {
         return Frame.TECH_FABRIC;
+    }
+
+    /**
+     * Starts {@link #available()} on a daemon thread: libfabric's own start-up takes 0.2-0.3 s here (it calibrates a
+     * clock and reads /proc/kallsyms), which a server's first connection and a client's first call would otherwise
+     * wait for, on each side in turn. The router calls it when it is made (a server's first export, a client's first
+     * remote call, a registry lookup included).
+     */
+    public void prewarm() {
+        if (available != null || !settings.nativeEnabled) {
+            return;
+        }
+        try {
+            SystemThreads.newThread(this::available, "remora-fabric-probe", true).start();
+        } catch (RuntimeException | Error e) {
+            // no thread to be had: the first connection probes instead
+        }
     }
 
     /** Loads the native library on the first call (never at agent install); the answer is then cached. */
