@@ -86,6 +86,16 @@ public class RemoraObjectInput extends ObjectInputStream {
     /** The handle of the object whose fields or custom data are being read; -1: none. */
     private int curHandle = -1;
     /**
+     * Reading a slot of a class without readObject: as the JDK's readSerialData, its fields are set only if the
+     * object carries no ClassNotFoundException (a value of a missing class leaves them all unset, no type check).
+     */
+    private boolean atomicSlot;
+    /**
+     * JDK-8331224 (JDK 23 on): a class's fields are not set when the object carries a ClassNotFoundException; JDK 17
+     * and 21 set them (and check their types) all the same. Remora does as the JDK it runs on.
+     */
+    private static final boolean UNSET_WHEN_MISSING = Runtime.version().feature() >= 23;
+    /**
      * Names of the classes whose descriptor the JDK's reader would have read in this stream since its handles were
      * last cleared (the call, or the stream since its last reset): the filter saw them, and sees a back reference
      * for them now ({@link #describe}).
@@ -310,6 +320,9 @@ public class RemoraObjectInput extends ObjectInputStream {
         Object v = readObject0(false);
         if (lastEx != null) {
             markEx(curHandle, lastEx);
+        }
+        if (atomicSlot && handleEx != null && exOf(curHandle) != null) {
+            return null; // the JDK sets none of this slot's fields (see atomicSlot)
         }
         return v;
     }
@@ -739,6 +752,8 @@ public class RemoraObjectInput extends ObjectInputStream {
         set(h, o, unshared);
         if (t.fastPlan) {
             Slot[] s = li.slots;
+            boolean sa = atomicSlot;
+            atomicSlot = UNSET_WHEN_MISSING;
             try {
                 if (swap) {
                     for (int i = 0; i < s.length; i++) {
@@ -760,6 +775,13 @@ public class RemoraObjectInput extends ObjectInputStream {
                     resetFields(o, l);
                 }
                 throw e;
+            } finally {
+                atomicSlot = sa;
+            }
+            if (UNSET_WHEN_MISSING && handleEx != null && exOf(h) != null) {
+                for (Slot l : s) { // a value of a missing class: the JDK set none of the object's fields
+                    resetFields(o, l);
+                }
             }
         } else {
             RemoteType.Plan[] plan = t.plan;
@@ -865,6 +887,8 @@ public class RemoraObjectInput extends ObjectInputStream {
                 limit = pos; // the writer had no writeObject: only default fields, which defaultReadObject lifts
             }
             boolean done;
+            boolean sa = atomicSlot;
+            atomicSlot = false; // its defaultReadObject sets fields as the JDK's does, exception or not
             try {
                 l.readObject.invokeExact(o, (ObjectInputStream) this);
             } catch (ClassNotFoundException x) {
@@ -876,6 +900,7 @@ public class RemoraObjectInput extends ObjectInputStream {
             } catch (Throwable x) {
                 throw new IOException(x);
             } finally {
+                atomicSlot = sa;
                 done = curDefaultDone;
                 curObj = so;
                 curLocal = sl;
@@ -891,7 +916,16 @@ public class RemoraObjectInput extends ObjectInputStream {
                 }
             }
         } else {
-            readDefaultFields(o, l, e);
+            boolean sa = atomicSlot;
+            atomicSlot = UNSET_WHEN_MISSING;
+            try {
+                readDefaultFields(o, l, e);
+            } finally {
+                atomicSlot = sa;
+            }
+            if (UNSET_WHEN_MISSING && handleEx != null && exOf(curHandle) != null) {
+                resetFields(o, l); // a value of a missing class: the JDK set none of this slot's fields
+            }
         }
         if (sec != null) {
             closeSection(sec);
@@ -962,6 +996,9 @@ public class RemoraObjectInput extends ObjectInputStream {
                     if (map[i] >= 0) {
                         if (lastEx != null) {
                             markEx(curHandle, lastEx); // only a field this side has makes its object depend on it
+                        }
+                        if (atomicSlot && handleEx != null && exOf(curHandle) != null) {
+                            continue; // the JDK sets none of this slot's fields (see atomicSlot)
                         }
                         setField(l.set[map[i]], o, v);
                     }
