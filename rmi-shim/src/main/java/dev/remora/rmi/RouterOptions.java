@@ -23,7 +23,7 @@ public final class RouterOptions {
     public enum Serializer { FAST, JDK }
 
     Dispatch dispatch = Dispatch.AUTO;
-    long handoffMicros = 1000;
+    long handoffMicros = 20_000;
     int poolThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
     int probeTimeoutMillis = 2000;
     int connectTimeoutMillis = 10_000;

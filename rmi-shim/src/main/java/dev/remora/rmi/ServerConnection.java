@@ -29,8 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * connection timeout), as the calls of one JRMP connection run on its connection's thread; applications keep state
  * confined to that thread (ThreadLocals, a remote engine that checks its owner). {@code inline}: every call on the
  * reading thread. {@code pool}: each lane on a pool thread bound to it ({@link Lane}). {@code auto}: the reader's
- * lane (the first it meets, or the next one once its own has been idle) on the reading thread, every other lane on a
- * pool thread; when a call on the reading thread outlasts the hand-off time, {@link DispatchWatchdog} binds its lane
+ * lane (the first it meets, or the next new one once its own has been idle for 10 ms) on the reading thread, every
+ * other lane on a pool thread; when a call on the reading thread outlasts the hand-off time, {@link DispatchWatchdog} binds its lane
  * to that thread and gives reading to a pool thread; the old reader stops reading once it has answered and serves its
  * lane until it is idle (the connection's own thread then waits for the end).
  *
@@ -85,6 +85,13 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     /** Lanes bound to a thread other than the reader (auto) or to a pool thread (pool); see {@link Lane}. */
     private final ConcurrentHashMap<Integer, Lane> lanes = new ConcurrentHashMap<>();
     private final long laneIdleNanos;
+    /**
+     * auto: a client thread that has not called for this long gives the reading thread to another client thread that
+     * has no server thread yet, as a JRMP connection freed by one client thread goes to the next that calls (the
+     * first client thread's next call then gets a thread of its own). Without it, whichever thread called first
+     * would keep the reading thread, and the thread that does the work would pay a hand-off on every call.
+     */
+    private static final long READER_LANE_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private volatile boolean closed;
 
     /** @param readTimeoutMillis JRMP's read timeout of accepted connections; 0: none */
@@ -169,7 +176,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                                 bound = null; // a hand-off that did not happen (see handOffIfStuck): still ours
                             }
                             boolean inline = bound == null && (lane == readerLane || readerLane == 0 || lane == 0
-                                    || System.nanoTime() - readerLaneEnd > laneIdleNanos);
+                                    || System.nanoTime() - readerLaneEnd > READER_LANE_IDLE_NANOS);
                             Dispatcher.Call c = inline ? mine : new Dispatcher.Call();
                             prepare(f, c); // in arrival order; nobody else reads until the call starts
                             if (fast.broken() != null) {
@@ -201,7 +208,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                                 }
                                 return false;
                             }
-                            readerLaneEnd = upcallSince; // a call's start is near enough its end for a 15 s idle
+                            readerLaneEnd = System.nanoTime();
                         } else if (pool == null) {
                             dispatch(f);
                             if (fast.broken() != null) {

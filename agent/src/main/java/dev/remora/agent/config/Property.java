@@ -68,9 +68,11 @@ public enum Property {
                     + " runs longer than remora.dispatch.handoff; pool = always pool threads; inline = always the"
                     + " receiving thread (every client thread of a JVM on one server thread; a blocked call holds up"
                     + " its connection)."),
-    DISPATCH_HANDOFF("remora.dispatch.handoff", "1000", integer(10, 60_000_000),
+    DISPATCH_HANDOFF("remora.dispatch.handoff", "20000", integer(10, 60_000_000),
             "Microseconds a call may run on the receiving thread (remora.dispatch=auto) before a pool thread takes"
-                    + " over receiving on its connection."),
+                    + " over receiving on its connection (the calling client thread then keeps that thread, and its"
+                    + " later calls cost a thread switch: a hand-off shorter than a scheduler slice happens when the"
+                    + " thread is merely descheduled)."),
     DISPATCH_THREADS("remora.dispatch.threads", "0", integer(0, 4096),
             "Server threads made ahead of time for remora.dispatch=pool and auto; 0 = max(4, 2 x available"
                     + " processors)."),

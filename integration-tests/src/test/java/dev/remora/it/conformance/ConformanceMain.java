@@ -18,6 +18,8 @@ import java.util.List;
  */
 public final class ConformanceMain {
 
+    private static Conf.Impl impl;
+
     public static void main(String[] args) throws Exception {
         String mode = args[0];
         int port = Integer.parseInt(args[1]);
@@ -26,11 +28,15 @@ public final class ConformanceMain {
         }
         switch (mode) {
             case "colocated":
-                checks((Conf) UnicastRemoteObject.exportObject(new Conf.Impl(), 0));
+                // held strongly, as an RMI program must: JRMP holds an exported object only weakly while no remote
+                // client references it (and Remora no longer keeps the last call's object, which hid that)
+                impl = new Conf.Impl();
+                checks((Conf) UnicastRemoteObject.exportObject(impl, 0));
                 System.exit(0);
                 break;
             case "server":
-                Conf stub = (Conf) UnicastRemoteObject.exportObject(new Conf.Impl(), 0);
+                impl = new Conf.Impl();
+                Conf stub = (Conf) UnicastRemoteObject.exportObject(impl, 0);
                 LocateRegistry.createRegistry(port).rebind("conf", stub);
                 ready();
                 break;
@@ -45,7 +51,8 @@ public final class ConformanceMain {
                 break;
             case "readtimeout":
                 System.setProperty("sun.rmi.transport.tcp.readTimeout", "2000");
-                UnicastRemoteObject.exportObject(new Conf.Impl(), port);
+                impl = new Conf.Impl();
+                UnicastRemoteObject.exportObject(impl, port);
                 ready();
                 break;
             default:
