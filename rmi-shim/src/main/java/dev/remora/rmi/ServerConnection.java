@@ -472,17 +472,13 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
             }
         }
 
+        /** On a pool thread (lane 0): {@link #serve} with the connection handler set. */
         @Override
         public void run() {
             Object old = RmiInternals.setConnectionHandler(conn.connectionHandler);
             try {
-                if (call != null) {
-                    conn.dispatcher.complete(call, REPLY.get(), conn.marshalling.writer, conn);
-                } else {
-                    conn.dispatch(frame);
-                }
+                serve();
             } finally {
-                conn.detached.decrementAndGet();
                 RmiInternals.setConnectionHandler(old);
             }
         }
