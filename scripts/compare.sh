@@ -47,6 +47,8 @@ usage: scripts/compare.sh [options]
                          fabric issue's "vanilla in its best placement"), none = unpinned
   --jdk PATH             run both JVMs with PATH/bin/java (default: java on PATH or JAVA_HOME)
   --star-threads N       client threads in star(obj) (default 4)
+  --cold N               the "cold" row: each fresh client JVM first times its lookup and N calls (void ping, null,
+                         32int, tree15 in turn) before any warm-up, and both JVMs' CPU since start (default 2000; 0: off)
   --reps N               timed calls per kernel/object and round (default: quick 5000, full 20000)
   --budget-ms N          time limit of each kernel/object's warm-up and again of its timed calls (default: quick
                          500, full 2000). Long runs (e.g. --reps 200000 --budget-ms 5000) make the steady table
@@ -67,7 +69,7 @@ EOF
 DEFAULT_JVM_OPTS="-Xms512m -Xmx512m -XX:+UseSerialGC"
 APPS=0; APPS_LIST=""; APP_RANKS=""; PIN_SET=0
 FULL=0; ROUNDS=3; CONFIGS=""; KERNELS=""; OBJECTS=""; SIZES=""; PIN=same; JDK=""; STAR_THREADS=4
-JVM_OPTS="$DEFAULT_JVM_OPTS"; REPS_OPT=""; BUDGET_MS_OPT=""; WARMUP_MS_OPT=""; OUT=""; TIMEOUT_S=""; BUILD=1
+COLD=2000; JVM_OPTS="$DEFAULT_JVM_OPTS"; REPS_OPT=""; BUDGET_MS_OPT=""; WARMUP_MS_OPT=""; OUT=""; TIMEOUT_S=""; BUILD=1
 
 die() { echo "compare.sh: $*" >&2; exit 2; }
 need_value() { [[ $# -ge 2 && -n "$2" ]] || die "$1 needs a value (see --help)"; }
@@ -87,6 +89,7 @@ while [[ $# -gt 0 ]]; do
         --pin) need_value "$@"; PIN="$2"; PIN_SET=1; shift 2 ;;
         --jdk) need_value "$@"; JDK="$2"; shift 2 ;;
         --star-threads) need_value "$@"; STAR_THREADS="$2"; shift 2 ;;
+        --cold) need_value "$@"; COLD="$2"; shift 2 ;;
         --warmup-ms) need_value "$@"; WARMUP_MS_OPT="$2"; shift 2 ;;
         --reps) need_value "$@"; REPS_OPT="$2"; shift 2 ;;
         --budget-ms) need_value "$@"; BUDGET_MS_OPT="$2"; shift 2 ;;
@@ -101,6 +104,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive whole number, got '$ROUNDS'"
+[[ "$COLD" =~ ^[0-9]+$ ]] || die "--cold must be a whole number, got '$COLD'"
 [[ "$STAR_THREADS" =~ ^[1-9][0-9]*$ ]] || die "--star-threads must be a positive whole number, got '$STAR_THREADS'"
 case "$PIN" in same|split|best|none) ;; *) die "--pin must be same, split, best or none, got '$PIN'" ;; esac
 
@@ -333,6 +337,7 @@ fi
     echo "per run:    JIT warm-up ${WARMUP_MS} ms over all cases, then until the JIT is quiet; per kernel/object"
     echo "            $WARMUP warm-up calls and at least ${WARMUP_CASE_MS} ms of them, then $REPS timed calls, at most"
     echo "            ${BUDGET_MS} ms each; star: $STAR_THREADS threads in one client JVM"
+    echo "cold:       $COLD calls first, before any warm-up (row 'cold': lookup included, mean us per call)"
     echo "objects:    $OBJECTS (sizes $SIZES); kernels: ${KERNELS:-default}"
     echo "JVM opts:   $JVM_OPTS"
     echo "configs:    ${RUN[*]} (baseline $BASELINE)"
@@ -370,7 +375,7 @@ run_pair() { # run_pair CONFIG ROUND
         -cp "$CLASSES" "$MAIN_PKG.BenchClient" --host "$SERVER_HOST" --port "$port" --config "$c" --round "$r" \
         --objects "$OBJECTS" --sizes "$SIZES" ${KERNELS:+--kernels "$KERNELS"} --warmup-ms "$WARMUP_MS" \
         --warmup "$WARMUP" --warmup-case-ms "$WARMUP_CASE_MS" --reps "$REPS" --budget-ms "$BUDGET_MS" --star-threads "$STAR_THREADS" \
-        --verify-first --no-header --shutdown-server >"$OUT/raw/$tag.csv" 2> >(tee "$OUT/logs/$tag-client.log" \
+        --cold "$COLD" --verify-first --no-header --shutdown-server >"$OUT/raw/$tag.csv" 2> >(tee "$OUT/logs/$tag-client.log" \
         | sed -u -n -e "s/^\[bench-client\] config $c round $r: \(.*\) \.\.\.$/  round $r\/$ROUNDS, config $c, kernel \1 .../p" \
                     -e 's/^\[bench-client\]   median/      median/p' -e '/^bench-client:/p' -e '/stats-csv/d' -e '/^\[remora\].*\(warn\|error\|fail\)/Ip' >&2) &
     CLIENT_PID=$!

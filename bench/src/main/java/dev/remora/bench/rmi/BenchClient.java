@@ -84,6 +84,8 @@ public final class BenchClient {
                 .option("out", "-", "result file ('-': stdout)")
                 .option("verify-calls", "3", "calls per kernel/object in --verify")
                 .option("connect-timeout-s", "30", "keep retrying the lookup this long")
+                .option("cold", "0", "first time the lookup and this many calls of the fresh JVM pair (void ping, null,"
+                        + " 32int, tree15 in turn) and write them as kernel 'cold'; 0: off")
                 .flag("verify", "check results instead of timing; one 'verify <kernel> <object> ok <digest>' line each")
                 .flag("verify-first", "before timing, check one call of every case; wrong results: exit 1, no timing")
                 .flag("no-header", "omit the CSV header")
@@ -124,6 +126,7 @@ public final class BenchClient {
             o.getInt("round", 0, 1_000_000);
             o.getInt("verify-calls", 1, 1_000_000);
             o.getInt("connect-timeout-s", 0, 3600);
+            o.getInt("cold", 0, 10_000_000);
         } catch (IllegalArgumentException e) {
             err.println("bench-client: " + e.getMessage());
             return 2;
@@ -138,9 +141,12 @@ public final class BenchClient {
             if (!o.get("out").equals("-")) {
                 out = new PrintStream(new FileOutputStream(o.get("out")), true, StandardCharsets.UTF_8);
             }
+            long lookupStart = System.nanoTime();
             PingService svc = lookup(host, o.getInt("port", 1, 65535), o.get("name"),
                     o.getInt("connect-timeout-s", 0, 3600) * 1000L);
             client = new BenchClient(svc, host, err);
+            int cold = o.getInt("cold", 0, 10_000_000);
+            ResultRow coldRow = cold > 0 && !o.flag("verify") ? client.cold(o, cold, lookupStart) : null;
             err.println("[bench-client] JDK " + Runtime.version() + ", server " + host + ":" + o.get("port")
                     + ", config " + o.get("config") + ", round " + o.get("round"));
             int code;
@@ -151,6 +157,16 @@ public final class BenchClient {
                         + " not timing it");
                 code = 1;
             } else {
+                if (!o.flag("no-header")) {
+                    out.println(o.get("format").equals("csv") ? ResultRow.HEADER : String.format(
+                            "%-32s %-12s %8s %10s %10s %10s %12s", "kernel", "object", "calls", "median_us", "p90_us",
+                            "p99_us", "calls_per_s"));
+                }
+                if (coldRow != null) {
+                    out.println(o.get("format").equals("csv") ? coldRow.toCsv() : String.format(Locale.ROOT,
+                            "%-32s %-12s %8d %10.2f %10.2f %10.2f %12.0f", COLD_LABEL, "mix", coldRow.calls(),
+                            coldRow.medianUs(), coldRow.p90Us(), coldRow.p99Us(), coldRow.callsPerS()));
+                }
                 code = client.timeAll(o, kernels, objects, out);
             }
             if (o.flag("shutdown-server")) {
@@ -245,10 +261,6 @@ public final class BenchClient {
     private int timeAll(Options o, List<Kernel> kernels, List<ObjectSpec> objects, PrintStream out)
             throws Exception {
         String format = o.get("format");
-        if (!o.flag("no-header")) {
-            out.println(format.equals("csv") ? ResultRow.HEADER : String.format("%-32s %-12s %8s %10s %10s %10s %12s",
-                    "kernel", "object", "calls", "median_us", "p90_us", "p99_us", "calls_per_s"));
-        }
         int warmup = o.getInt("warmup", 0, Integer.MAX_VALUE);
         long warmMinNs = o.getInt("warmup-case-ms", 0, 3_600_000) * 1_000_000L;
         int reps = o.getInt("reps", 1, 50_000_000);
@@ -284,6 +296,55 @@ public final class BenchClient {
         }
         return 0;
     }
+
+    /**
+     * The "cold" figure: the lookup and the first {@code calls} calls of a fresh JVM pair, cycling through void
+     * ping(), echo(null), echo(32int) and echo(tree15), before anything else has run: the time an application waits
+     * for RMI to become fast, which the steady tables hide. The row (kernel {@code cold}, object {@code mix}) gives in
+     * {@code median_us} the mean time per call, lookup included (the total over the calls); p90 and p99 are of the
+     * calls alone; {@code cpu_us} is the CPU time both JVMs have used since they started (JVM start, the agent's
+     * start-up, class loading, the JIT), divided by the calls.
+     */
+    private ResultRow cold(Options o, int calls, long lookupStartNs) throws Exception {
+        long lookupNs = System.nanoTime() - lookupStartNs;
+        Object int32 = ObjectSpec.parse("32int").create();
+        Object tree = ObjectSpec.parse("tree15").create();
+        long[] samples = new long[calls];
+        for (int i = 0; i < calls; i++) {
+            long t0 = System.nanoTime();
+            switch (i & 3) {
+                case 0 -> svc.ping();
+                case 1 -> sink = svc.echo(null);
+                case 2 -> sink = svc.echo(int32);
+                default -> sink = svc.echo(tree);
+            }
+            samples[i] = System.nanoTime() - t0;
+        }
+        long totalNs = System.nanoTime() - lookupStartNs;
+        long mine = PingServiceImpl.lifetimeCpu();
+        long server = svc.lifetimeCpuNanos();
+        double cpuUs = mine < 0 || server < 0 ? Double.NaN : (mine + server) / 1e3 / calls;
+        // where the time went: the lookup, the first call, then each tenth of the calls (ms)
+        StringBuilder tenths = new StringBuilder();
+        for (int t = 0; t < 10; t++) {
+            long sum = 0;
+            for (int i = Math.max(1, t * calls / 10); i < (t + 1) * calls / 10; i++) {
+                sum += samples[i];
+            }
+            tenths.append(t == 0 ? "" : " ").append(String.format(Locale.ROOT, "%.1f", sum / 1e6));
+        }
+        err.println(String.format(Locale.ROOT, "[bench-client] cold: lookup and %d calls took %.1f ms (%.1f us per call"
+                + " on average), both JVMs' CPU since start %.0f ms; lookup %.1f ms, first call %.1f ms, then per"
+                + " tenth of the calls %s ms", calls, totalNs / 1e6, totalNs / 1e3 / calls, cpuUs * calls / 1e3,
+                lookupNs / 1e6, samples[0] / 1e6, tenths));
+        Stats.Summary s = Stats.summarizeUnordered(samples, calls);
+        return new ResultRow(o.get("config"), o.getInt("round", 0, 1_000_000), COLD_ID, "mix", calls, calls,
+                totalNs / 1e3 / calls, s.p90Us(), s.p99Us(), calls / (totalNs / 1e9), cpuUs);
+    }
+
+    /** The cold figure's kernel id in the CSV and its row title (see {@link #cold}). */
+    static final String COLD_ID = "cold";
+    static final String COLD_LABEL = "cold: lookup + first calls (mean)";
 
     /**
      * Warms the JIT on every selected kernel/object, round-robin, for {@code budgetNs}: the first kernel measured

@@ -113,6 +113,9 @@ public final class CompareReport {
     }
 
     private static String labelOf(String kernelId) {
+        if (kernelId.equals(BenchClient.COLD_ID)) {
+            return BenchClient.COLD_LABEL;
+        }
         try {
             return Kernel.byId(kernelId).label();
         } catch (IllegalArgumentException e) {

@@ -57,6 +57,12 @@ public interface PingService extends Remote {
      */
     long cpuNanos() throws RemoteException;
 
+    /**
+     * This JVM's CPU time since it started, in ns (all threads, ended ones too; 10 ms resolution), or -1 when not
+     * available: what start-up, class loading and the JIT cost, for the cold figure.
+     */
+    long lifetimeCpuNanos() throws RemoteException;
+
     /** Asks the server to unexport and, when started from its main, to exit shortly after this call returns. */
     void shutdown() throws RemoteException;
 

@@ -185,6 +185,28 @@ public final class PingServiceImpl implements PingService {
         return processCpuNanos();
     }
 
+    @Override
+    public long lifetimeCpuNanos() {
+        return lifetimeCpu();
+    }
+
+    /**
+     * This JVM's CPU time since it started (user + system of every thread, ended ones included) in ns, from
+     * /proc/self/stat in clock ticks (10 ms on Linux), or -1 elsewhere. Read without java.lang.management, which
+     * would itself add start-up work to the figure it reports.
+     */
+    public static long lifetimeCpu() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            // fields after the command name in parentheses (which may hold spaces): state is field 3, utime 14
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+            return ticks * 10_000_000L; // USER_HZ is 100 on every Linux the JDK runs on
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     /**
      * This JVM's CPU time (all threads, user + system) in ns, or -1 when not available. On Linux the sum of
      * /proc/self/task/N/schedstat (ns resolution, every native thread: GC and JIT included; a thread that ended

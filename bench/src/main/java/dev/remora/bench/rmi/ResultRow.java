@@ -60,6 +60,9 @@ public record ResultRow(String config, int round, String kernel, String object, 
         if (object.endsWith("[]")) {
             return object.substring(0, object.length() - 1) + n + "]";
         }
+        if (object.equals("mix")) {
+            return n + " calls";
+        }
         if (object.equals("raw")) {
             return n + " B";
         }
