@@ -108,7 +108,7 @@ final class Activation {
                     MethodType.methodType(void.class, MethodHandle[].class, boolean.class))
                     .invoke(handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
             long t4 = System.nanoTime();
-            Weaver w = new Weaver(Activation.class.getClassLoader());
+            Weaver w = new Weaver(Activation.class.getClassLoader(), WovenCache.open(config.get(Property.CACHE_DIR)));
             long t5 = System.nanoTime();
             if (Log.debugEnabled()) {
                 Log.debug("activated in " + Installer.ms(t5 - t0) + " ms: hook-point check " + Installer.ms(t1 - t0)

@@ -20,13 +20,14 @@ import net.bytebuddy.pool.TypePool;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 
 /**
- * Inlines Remora's advice into one JDK class's bytes: what Byte Buddy's {@code AgentBuilder} did with
+ * Byte Buddy's half of the {@link Weaver}, loaded only when a class is not in the {@link WovenCache}: inlines Remora's
+ * advice into one JDK class's bytes: what Byte Buddy's {@code AgentBuilder} did with
  * {@code disableClassFormatChanges()} and the decorate strategy, without its matching of every loaded class (the
  * {@link HookTransformer} picks the classes by name). The advice is read as bytes, never loaded, with the bridge
  * renamed to {@code java.io.RemoraBridge} ({@link #adviceLocator}); every advice method suppresses
  * Throwable into {@code RemoraBridge.adviceFailed}.
  */
-final class Weaver {
+final class AdviceWeaver {
     private final ByteBuddy byteBuddy = new ByteBuddy()
             .with(TypeValidation.DISABLED)
             .with(Implementation.Context.Disabled.Factory.INSTANCE)
@@ -35,7 +36,7 @@ final class Weaver {
     private final TypePool advicePool;
     private final Advice.ExceptionHandler handler;
 
-    Weaver(ClassLoader agentLoader) {
+    AdviceWeaver(ClassLoader agentLoader) {
         advice = adviceLocator(agentLoader);
         advicePool = new TypePool.Default.WithLazyResolution(TypePool.CacheProvider.Simple.withObjectType(),
                 new ClassFileLocator.Compound(advice, ClassFileLocator.ForClassLoader.ofBootLoader()),
@@ -56,7 +57,9 @@ final class Weaver {
                     return new Resolution.Explicit(BridgeInjector.remap(
                             BridgeInjector.read(agentLoader, BridgeInjector.SOURCE)));
                 }
-                if (!path.startsWith("dev/remora/")) {
+                // Remora's advice, and Byte Buddy's annotations on it (shaded into dev/remora/internal in the jar;
+                // in a build without shading, the unit tests', under their own name)
+                if (!path.startsWith("dev/remora/") && !path.startsWith("net/bytebuddy/")) {
                     return new Resolution.Illegal(name);
                 }
                 byte[] bytes = BridgeInjector.readOrNull(agentLoader, path);

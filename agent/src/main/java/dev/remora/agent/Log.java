@@ -14,6 +14,7 @@ public final class Log {
 
     private static volatile int level = INFO;
     private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
+    private static final long T0 = System.nanoTime();
 
     private Log() {
     }
@@ -38,7 +39,8 @@ public final class Log {
 
     public static void debug(String message) {
         if (level >= DEBUG) {
-            System.err.println("[remora] debug: " + message);
+            // ms since premain (when this class was first used): where start-up time goes
+            System.err.println("[remora] debug " + (System.nanoTime() - T0) / 1_000_000 + " ms: " + message);
         }
     }
 

@@ -57,7 +57,7 @@ class HookPointTest {
 
     @Test
     void adviceIsServedWithTheBridgeRenamed() throws Exception {
-        ClassFileLocator l = Weaver.adviceLocator(getClass().getClassLoader());
+        ClassFileLocator l = AdviceWeaver.adviceLocator(getClass().getClassLoader());
         for (HookPoint h : all()) {
             ClassFileLocator.Resolution r = l.locate(h.adviceName());
             assertTrue(r.isResolved(), h.adviceName());

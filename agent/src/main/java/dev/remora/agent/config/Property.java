@@ -95,6 +95,10 @@ public enum Property {
                     + " a hook in each (off by default: it costs the JDK's serialization a call per object)."),
     LOG("remora.log", "info", values("quiet", "info", "debug"),
             "How much Remora prints to stderr: quiet = errors only, info = one line per fallback reason, debug = more."),
+    CACHE_DIR("remora.cache.dir", "auto", free("auto, off, or a directory"),
+            "Where Remora keeps the JDK classes it wove, so that later JVMs of the same JDK and agent skip Byte Buddy"
+                    + " (150-400 ms of CPU at the first RMI use): auto = $XDG_CACHE_HOME/remora or ~/.cache/remora."
+                    + " Used only when owned by this user and writable by nobody else; off = weave in every JVM."),
     STRICT("remora.strict", "false", values("true", "false"),
             "true: a bad remora.* value or a failed install exits the JVM (status 78) instead of leaving plain RMI."),
     DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice"),

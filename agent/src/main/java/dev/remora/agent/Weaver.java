@@ -1,0 +1,86 @@
+package dev.remora.agent;
+
+import dev.remora.agent.bridge.BridgeInjector;
+import dev.remora.agent.hooks.HookPoint;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * Weaves Remora's advice into a JDK class: from the {@link WovenCache} when an earlier JVM wove the same class file
+ * with the same advice, else with Byte Buddy ({@link AdviceWeaver}, made at the first miss, so a JVM whose hooked
+ * classes are all in the cache loads no Byte Buddy class: 150-400 ms less at its first RMI use on this machine).
+ */
+final class Weaver {
+    /** Byte Buddy's main class, as shaded into the agent jar and as in a build without shading (tests). */
+    private static final String[] BYTE_BUDDY = {"dev/remora/internal/bytebuddy/ByteBuddy", "net/bytebuddy/ByteBuddy"};
+    /** Bump when what is woven changes in a way the inputs below do not show. */
+    private static final String FORMAT = "remora-woven 1";
+
+    private final ClassLoader agentLoader;
+    private final WovenCache cache;
+    /** Guarded by this; made at the first class the cache does not hold. */
+    private AdviceWeaver byteBuddy;
+
+    /** @param cache null: always weave */
+    Weaver(ClassLoader agentLoader, WovenCache cache) {
+        this.agentLoader = agentLoader;
+        this.cache = cache;
+    }
+
+    /** {@code classFile} of the boot class {@code typeName} with the advice of {@code points} inlined. */
+    byte[] weave(String typeName, byte[] classFile, List<HookPoint> points) throws IOException {
+        byte[] inputs = cache == null ? null : inputs(points);
+        if (inputs != null) {
+            byte[] hit = cache.get(typeName, inputs, classFile);
+            if (hit != null) {
+                Log.debug("instrumenting " + typeName + " from the cache " + cache.dir());
+                return hit;
+            }
+        }
+        byte[] woven = byteBuddy().weave(typeName, classFile, points);
+        if (inputs != null) {
+            cache.put(typeName, inputs, classFile, woven);
+        }
+        return woven;
+    }
+
+    private synchronized AdviceWeaver byteBuddy() {
+        if (byteBuddy == null) {
+            long t0 = System.nanoTime();
+            byteBuddy = new AdviceWeaver(agentLoader);
+            Log.debug("Byte Buddy ready in " + Installer.ms(System.nanoTime() - t0) + " ms");
+        }
+        return byteBuddy;
+    }
+
+    /**
+     * Everything besides the JDK's class file that decides the woven bytes: the hook points, the bytes of their
+     * advice and of the bridge (as read from the agent jar, before renaming) and of Byte Buddy's main class (its
+     * version). Null when one cannot be read: no caching then.
+     */
+    private byte[] inputs(List<HookPoint> points) {
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(16384);
+            out.write((FORMAT + '\n').getBytes(StandardCharsets.UTF_8));
+            for (HookPoint h : points) {
+                out.write((h.describe() + ' ' + h.adviceName() + '\n').getBytes(StandardCharsets.UTF_8));
+                out.write(BridgeInjector.read(agentLoader, h.adviceName().replace('.', '/')));
+            }
+            out.write(BridgeInjector.read(agentLoader, BridgeInjector.SOURCE));
+            byte[] bb = null;
+            for (String name : BYTE_BUDDY) {
+                bb = bb != null ? bb : BridgeInjector.readOrNull(agentLoader, name);
+            }
+            if (bb == null) {
+                return null;
+            }
+            out.write(bb);
+            return out.toByteArray();
+        } catch (IOException | RuntimeException e) {
+            Log.debug("not using the woven-class cache: " + e);
+            return null;
+        }
+    }
+}
