@@ -36,6 +36,8 @@ final class Activation {
     private Thread activating;
     /** Guarded by this; null until done, and after a refusal. */
     private Weaver weaver;
+    /** Guarded by this; null until activated. */
+    private LazyRouter router;
 
     Activation(Instrumentation inst, RemoraConfig config, Stats stats, boolean oosFast) {
         this.inst = inst;
@@ -65,6 +67,10 @@ final class Activation {
             } finally {
                 activating = null;
                 done = true;
+            }
+            if (weaver != null && router != null && !oosFast) {
+                // RMI is starting to be used (remora.oos=fast activates at premain, before anything shows that)
+                router.makeSoon();
             }
         }
         return weaver;
@@ -100,7 +106,8 @@ final class Activation {
             long t2 = System.nanoTime();
             Class<?> bridge = BridgeInjector.inject(inst);
             long t3 = System.nanoTime();
-            Hooks.bind(stats, new LazyRouter(inst, config, stats));
+            router = new LazyRouter(inst, config, stats);
+            Hooks.bind(stats, router);
             MethodHandle[] handles = Hooks.handles(oosFast);
             // a method handle, not getMethod: reflection would resolve every public method's signature and load the
             // Object streams in the middle of this class load

@@ -27,6 +27,25 @@ final class LazyRouter implements CallRouter {
         this.stats = stats;
     }
 
+    /**
+     * Makes the router on a daemon thread of its own, now: called once a hooked RMI class has been woven, i.e. when the
+     * application has started to use RMI (a registry stub, an export), so that the router's classes load and the
+     * fabric probe (libfabric's initialisation, about 300 ms here) runs while the application is still looking up its
+     * first remote object, rather than inside its first call. The first hook call still makes it if it is not ready.
+     */
+    void makeSoon() {
+        Thread t = new Thread(null, () -> {
+            try {
+                router();
+            } catch (Throwable e) {
+                Log.debug("router not made in advance (the first call makes it): " + e);
+            }
+        }, "remora-router-start", 0, false);
+        t.setDaemon(true);
+        t.setContextClassLoader(null);
+        t.start();
+    }
+
     private CallRouter router() {
         CallRouter r = router;
         if (r == null) {
