@@ -380,9 +380,10 @@ class AsyncCallsTest {
         }
     }
 
-    @Test
-    void aFutureReturnsAtOnceAndBehavesAsItsResult() throws Throwable {
-        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST), server(RouterOptions.Dispatch.AUTO))) {
+    @ParameterizedTest
+    @EnumSource(RouterOptions.Serializer.class)
+    void aFutureReturnsAtOnceAndBehavesAsItsResult(RouterOptions.Serializer serializer) throws Throwable {
+        try (Rig rig = new Rig(Rig.options(serializer), server(RouterOptions.Dispatch.AUTO).serializer(serializer))) {
             Object ref = rig.export(new JournalImpl());
             Report first = (Report) rig.result(ref, m("report"), "first", 0);
             assertFalse(Proxy.isProxyClass(first.getClass()), "the first call is synchronous");
