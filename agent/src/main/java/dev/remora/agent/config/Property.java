@@ -201,7 +201,7 @@ public enum Property {
                 depth++;
             } else if (c == ')') {
                 depth--;
-            } else if (c == ',' && depth == 0) {
+            } else if (c == ',' && (depth == 0 || i == value.length())) { // an unclosed '(' keeps its entry whole
                 String s = value.substring(from, i).trim();
                 if (!s.isEmpty()) {
                     out.add(s);
