@@ -158,9 +158,14 @@ final class ClientConnection implements Link.Sink {
      * call to the endpoint throws it.
      */
     IOException takeUnconfirmed() {
-        IOException u = unconfirmed;
-        unconfirmed = null;
-        return u;
+        if (unconfirmed == null) {
+            return null;
+        }
+        synchronized (this) { // the endpoint replacing this connection and a caller failing on it may both ask
+            IOException u = unconfirmed;
+            unconfirmed = null;
+            return u;
+        }
     }
 
     /**
@@ -479,7 +484,9 @@ final class ClientConnection implements Link.Sink {
             if (lost > 0) {
                 String m = lost + " one-way call(s) to " + link.peer() + " were not confirmed by the server before"
                         + " the connection broke (" + cause + "); they may not have run";
-                unconfirmed = new IOException(m, cause);
+                synchronized (this) {
+                    unconfirmed = new IOException(m, cause);
+                }
                 options.listener.onewayUnconfirmed((int) Math.min(Integer.MAX_VALUE, lost), m);
             }
         }
