@@ -164,6 +164,7 @@ public final class Installer {
                 .asyncMethods(Property.methodList(config.get(Property.ASYNC)),
                         Property.methodList(config.get(Property.FUTURE)))
                 .asyncMaxPending(config.integer(Property.ASYNC_MAX_PENDING))
+                .asyncBatch(config.flag(Property.ASYNC_BATCH))
                 .typeCache("call".equals(config.get(Property.TYPECACHE)) ? dev.remora.serializer.TypeCacheMode.CALL
                         : dev.remora.serializer.TypeCacheMode.CONNECTION)
                 .listener(new dev.remora.rmi.RouterListener() {
@@ -207,6 +208,11 @@ public final class Installer {
                     @Override
                     public void asyncCall(boolean future) {
                         (future ? stats.futureCalls : stats.onewayCalls).increment();
+                    }
+
+                    @Override
+                    public void onewayBatch(int calls) {
+                        stats.onewayBatches.increment();
                     }
 
                     @Override

@@ -67,6 +67,11 @@ final class ClientConnection implements Link.Sink {
     private final int maxPending;
     /** Set once the connection broke with one-way calls unconfirmed: for the next call to the endpoint to throw. */
     private volatile IOException unconfirmed;
+    /** remora.async.batch on a link that carries runs of frames: one-way frames held back, sent together. */
+    private final boolean batching;
+    private final Object heldLock = new Object();
+    private final FrameBuffer held; // guarded by heldLock
+    private volatile int heldCalls; // written under heldLock
 
     ClientConnection(Link link, RouterOptions options) {
         this.link = link;
@@ -76,6 +81,8 @@ final class ClientConnection implements Link.Sink {
         this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(options.idleCheckMillis);
         this.responseTimeoutMillis = options.responseTimeout();
         this.maxPending = options.asyncMaxPending;
+        this.batching = options.asyncBatch && link.carriesFrameRuns();
+        this.held = batching ? new FrameBuffer(1024) : null;
     }
 
     /** The asynchronous methods the server declared for object {@code id}, or null (none, or not told yet). */
@@ -130,14 +137,35 @@ final class ClientConnection implements Link.Sink {
         onewaySent.decrementAndGet();
     }
 
-    /** Sends a one-way frame whose place was reserved; a failure kills the connection, this call not counted lost. */
+    /**
+     * Sends a one-way frame whose place was reserved, or, with remora.async.batch, copies it behind the one-way frames
+     * held back ({@link OnewayBatcher}). A failure to send kills the connection; this caller is then told at once,
+     * its call not counted lost (a held-back call that fails later is counted, and the next call told).
+     */
     void sendOneway(FrameBuffer frame) throws IOException {
         IOException d = dead;
         if (d != null) {
             onewaySent.decrementAndGet();
             throw d;
         }
+        if (batching && frame.tailLength() == 0 && frame.length() < OnewayBatcher.BYTES) {
+            boolean first;
+            synchronized (heldLock) {
+                first = heldCalls == 0;
+                held.write(frame.array(), 0, frame.length());
+                heldCalls++;
+                if (held.length() >= OnewayBatcher.BYTES) {
+                    sendHeld(); // a failure is the connection's: counted, and the next call told
+                    return;
+                }
+            }
+            if (first) {
+                OnewayBatcher.due(this);
+            }
+            return;
+        }
         try {
+            flushOneways();
             link.send(frame);
         } catch (IOException e) {
             onewaySent.decrementAndGet(); // this caller is told now
@@ -146,6 +174,37 @@ final class ClientConnection implements Link.Sink {
         }
         options.listener.bytes(frame.frameLength(), 0);
         lastUse = System.nanoTime();
+    }
+
+    /** Sends the one-way frames held back, if any (before any other frame of this connection). */
+    void flushOneways() {
+        if (heldCalls == 0) {
+            return;
+        }
+        synchronized (heldLock) {
+            sendHeld();
+        }
+    }
+
+    /** Called with heldLock held. */
+    private void sendHeld() {
+        int n = heldCalls;
+        if (n == 0) {
+            return;
+        }
+        try {
+            if (dead == null) {
+                link.send(held);
+                options.listener.bytes(held.length(), 0);
+                options.listener.onewayBatch(n);
+                lastUse = System.nanoTime();
+            }
+        } catch (IOException e) {
+            fail(e); // the calls held back count as unconfirmed: the next call says so
+        } finally {
+            held.clear();
+            heldCalls = 0;
+        }
     }
 
     /** One-way calls sent and not yet confirmed. */
@@ -287,6 +346,7 @@ final class ClientConnection implements Link.Sink {
             throw d;
         }
         try {
+            flushOneways(); // held-back one-way calls go first: a thread's later call runs after them
             link.send(frame);
         } catch (IOException e) {
             fail(e);

@@ -45,6 +45,10 @@ public interface RouterListener {
     default void asyncCall(boolean future) {
     }
 
+    /** {@code calls} one-way calls left in one write (remora.async.batch). */
+    default void onewayBatch(int calls) {
+    }
+
     /**
      * A one-way call's method threw {@code thrown} on this server: nobody waits for it, so the host logs it
      * (rate-limited) and counts it.

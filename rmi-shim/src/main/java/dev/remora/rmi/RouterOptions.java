@@ -46,6 +46,7 @@ public final class RouterOptions {
     /** The server's asynchronous methods (remora.async, remora.future). */
     AsyncMethods.Declarations async = AsyncMethods.Declarations.NONE;
     int asyncMaxPending = 1024;
+    boolean asyncBatch = true;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
@@ -283,6 +284,15 @@ public final class RouterOptions {
      */
     public RouterOptions asyncMaxPending(int n) {
         asyncMaxPending = Math.max(1, n);
+        return this;
+    }
+
+    /**
+     * remora.async.batch: one-way calls that follow one another on a socket connection leave together, in one write
+     * (within about {@link OnewayBatcher#DELAY_NANOS}, before any other frame, or at {@link OnewayBatcher#BYTES}).
+     */
+    public RouterOptions asyncBatch(boolean on) {
+        asyncBatch = on;
         return this;
     }
 

@@ -42,6 +42,8 @@ public final class Stats {
     /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
     public final LongAdder onewayCalls = new LongAdder();
     public final LongAdder futureCalls = new LongAdder();
+    /** Writes that carried held-back one-way calls (remora.async.batch): oneway_calls / oneway_batches per write. */
+    public final LongAdder onewayBatches = new LongAdder();
     /** One-way calls that threw on this server (nobody waited for them). */
     public final LongAdder onewayExceptions = new LongAdder();
     /** One-way calls this client sent on a connection that broke before the server confirmed them. */
@@ -90,6 +92,7 @@ public final class Stats {
         m.put("links_socket", linksSocket.sum());
         m.put("oneway_calls", onewayCalls.sum());
         m.put("future_calls", futureCalls.sum());
+        m.put("oneway_batches", onewayBatches.sum());
         m.put("oneway_exceptions", onewayExceptions.sum());
         m.put("oneway_unconfirmed", onewayUnconfirmed.sum());
         m.put("async_refused", asyncRefused.sum());

@@ -72,6 +72,8 @@ class AsyncIT {
                 client::describe);
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
         assertEquals(1, client.stat("future_calls"), client::describe);
+        long writes = client.stat("oneway_batches");
+        assertTrue(writes > 0 && writes < 8 * 300, () -> writes + " writes\n" + client.describe()); // remora.async.batch
         assertTrue(client.stat("calls_remora") >= 8 * 300 + 8 + 4, client::describe);
         assertEquals(1, server.stat("oneway_exceptions"), server::describe);
         assertEquals(1, server.stat("async_refused"), server::describe);

@@ -56,6 +56,11 @@ final class SocketLink implements Link {
     }
 
     @Override
+    public boolean carriesFrameRuns() {
+        return true;
+    }
+
+    @Override
     public void send(FrameBuffer frame) throws IOException {
         if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
             frame.absorbTail(); // one write: a second syscall costs more than copying this much

@@ -312,6 +312,42 @@ class AsyncCallsTest {
         return null;
     }
 
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void onewayCallsFasterThanTheWireLeaveTogetherInOrder(boolean batch) throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        int calls = 3000;
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).asyncBatch(batch),
+                server(RouterOptions.Dispatch.AUTO))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            assertNull(appendAll(rig, ref, 0, calls)); // the synchronous call at the end takes the last run along
+            assertTrue(impl.wrongNotes.isEmpty(), impl.wrongNotes.toString());
+            if (batch) {
+                assertEquals(calls, rig.onewayBatched.get(), "every call went in a run");
+                assertTrue(rig.onewayBatches.get() < calls / 2, rig.onewayBatches + " writes for " + calls + " calls");
+            } else {
+                assertEquals(0, rig.onewayBatches.get());
+            }
+        }
+    }
+
+    @Test
+    void aHeldBackOnewayCallLeavesWithinTheDelay() throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST), server(RouterOptions.Dispatch.AUTO))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            assertNull(rig.call(ref, m("append"), 5, 0, "n0")[1]);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while ((impl.entries(5).length == 0 || rig.onewayBatches.get() == 0) && System.nanoTime() < deadline) {
+                Thread.sleep(1); // (the sender counts its write after the server may have run the call)
+            }
+            assertEquals(1, impl.entries(5).length, "a lone one-way call was never sent");
+            assertEquals(1, rig.onewayBatches.get(), "it went as a held-back run");
+        }
+    }
+
     @Test
     void aOnewayCallsExceptionIsReportedOnTheServerAndTheCallerGoesOn() throws Throwable {
         try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST), server(RouterOptions.Dispatch.AUTO))) {

@@ -33,6 +33,9 @@ final class Rig implements AutoCloseable {
     final AtomicInteger onewaySent = new AtomicInteger();
     final AtomicInteger futuresMade = new AtomicInteger();
     final AtomicInteger unconfirmed = new AtomicInteger();
+    /** Writes of held-back one-way calls, and the calls they carried. */
+    final AtomicInteger onewayBatches = new AtomicInteger();
+    final AtomicInteger onewayBatched = new AtomicInteger();
     final RemoraRouter client;
     final RemoraRouter server;
     private final ServerSocket ss;
@@ -68,6 +71,12 @@ final class Rig implements AutoCloseable {
             @Override
             public void asyncCall(boolean future) {
                 (future ? futuresMade : onewaySent).incrementAndGet();
+            }
+
+            @Override
+            public void onewayBatch(int calls) {
+                onewayBatches.incrementAndGet();
+                onewayBatched.addAndGet(calls);
             }
 
             @Override
