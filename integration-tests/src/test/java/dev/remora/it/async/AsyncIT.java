@@ -23,27 +23,30 @@ class AsyncIT {
     private static final String LOOPBACK = "-Djava.rmi.server.hostname=127.0.0.1";
     private static final String L = Ledger.class.getName();
 
-    static List<String> server() {
-        return List.of(Jvm.javaagent(null), "-Dremora.stats=true", LOOPBACK,
+    static List<String> server(String... more) {
+        List<String> l = new ArrayList<>(List.of(Jvm.javaagent(null), "-Dremora.stats=true", LOOPBACK,
                 "-Dremora.async=" + L + "#add," + L + "#boom," + L + "#slow(int)," + L + "#total",
-                "-Dremora.future=" + L + "#summary");
+                "-Dremora.future=" + L + "#summary"));
+        l.addAll(Arrays.asList(more));
+        return l;
     }
 
-    static List<String> client(boolean agent) {
+    static List<String> client(boolean agent, String... more) {
         List<String> l = new ArrayList<>();
         if (agent) {
             l.add(Jvm.javaagent(null));
             l.add("-Dremora.stats=true");
         }
         l.add(LOOPBACK);
+        l.addAll(Arrays.asList(more));
         return l;
     }
 
     /** Runs the client session; returns {client, server} after both ended (the server by SIGTERM, for its stats). */
-    private static Jvm[] session(Jdk jdk, boolean agent, String mode) throws Exception {
+    private static Jvm[] session(Jdk jdk, boolean agent, String mode, String... options) throws Exception {
         int port = Jvm.freePort();
         int objectPort = Jvm.freePort();
-        Jvm server = Jvm.start(jdk, server(), AsyncServer.class.getName(), String.valueOf(port),
+        Jvm server = Jvm.start(jdk, server(options), AsyncServer.class.getName(), String.valueOf(port),
                 String.valueOf(objectPort));
         try {
             server.awaitLine("READY", 60);
@@ -51,7 +54,8 @@ class AsyncIT {
             server.close();
             throw e;
         }
-        try (Jvm client = Jvm.start(jdk, client(agent), AsyncClient.class.getName(), String.valueOf(port), mode)) {
+        try (Jvm client = Jvm.start(jdk, client(agent, options), AsyncClient.class.getName(), String.valueOf(port),
+                mode)) {
             int exit = client.waitFor(120);
             assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
             server.stop();
@@ -72,8 +76,10 @@ class AsyncIT {
                 client::describe);
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
         assertEquals(1, client.stat("future_calls"), client::describe);
-        long writes = client.stat("oneway_batches");
-        assertTrue(writes > 0 && writes < 8 * 300, () -> writes + " writes\n" + client.describe()); // remora.async.batch
+        assertEquals(1, client.stat("links_fabric") + client.stat("links_socket"), client::describe);
+        if (client.stat("links_fabric") == 1) {
+            assertEquals(0, client.stat("oneway_batches"), client::describe); // a fabric message holds one frame
+        }
         assertTrue(client.stat("calls_remora") >= 8 * 300 + 8 + 4, client::describe);
         assertEquals(1, server.stat("oneway_exceptions"), server::describe);
         assertEquals(1, server.stat("async_refused"), server::describe);
@@ -81,6 +87,19 @@ class AsyncIT {
         assertTrue(err.contains("remora.async: " + L + "#total() stays synchronous: it returns int"), err);
         assertTrue(err.contains("one-way call " + L + "#boom(java.lang.String) threw java.lang.IllegalStateException:"
                 + " kaboom"), err);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void onewayCallsOverSocketsLeaveTogether(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm[] r = session(jdk, true, "async", "-Dremora.transport=socket");
+        Jvm client = r[0];
+        assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "TOTAL-OK"), client.stdoutLines(),
+                client::describe);
+        assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
+        long writes = client.stat("oneway_batches");
+        assertTrue(writes > 0 && writes < 8 * 300, () -> writes + " writes\n" + client.describe());
     }
 
     @ParameterizedTest
