@@ -65,6 +65,8 @@ final class ClientConnection implements Link.Sink {
     private final java.util.concurrent.atomic.AtomicLong onewayConfirmed =
             new java.util.concurrent.atomic.AtomicLong();
     private final int maxPending;
+    /** The confirmed count when a caller last asked the server to confirm (a PING at maxPending). */
+    private volatile long askedAt = -1;
     /** Set once the connection broke with one-way calls unconfirmed: for the next call to the endpoint to throw. */
     private volatile IOException unconfirmed;
     /** remora.async.batch on a link that carries runs of frames: one-way frames held back, sent together. */
@@ -117,10 +119,18 @@ final class ClientConnection implements Link.Sink {
                 }
                 continue;
             }
+            long confirmed = onewayConfirmed.get();
+            if (askedAt != confirmed) { // once per wait: the server then confirms once its queue is drained
+                askedAt = confirmed;
+                FrameBuffer ping = new FrameBuffer(Frame.HEADER);
+                Frame.begin(ping, Frame.PING, (byte) 0, 0);
+                Frame.finish(ping);
+                send(ping); // after the one-way calls held back
+            }
             if (readLock.tryLock()) {
                 try {
                     if (onewaySent.get() - onewayConfirmed.get() >= maxPending && dead == null) {
-                        readOne(null, 0); // the server confirms once its queue for this connection is drained
+                        readOne(null, 0);
                     }
                 } finally {
                     readLock.unlock();

@@ -101,8 +101,10 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private final AtomicInteger onewayQueued = new AtomicInteger();
     /** One-way calls run and not yet confirmed to the client (Frame.ONEWAY_ACK). */
     private final AtomicInteger onewayRun = new AtomicInteger();
-    /** Confirm at least every this many one-way calls run, and whenever none is left to run. */
+    /** Confirm at least every this many one-way calls run. */
     private final int onewayAckEvery;
+    /** The client waits for a confirmation (it sent a PING at remora.async.maxPending): confirm once drained. */
+    private volatile boolean onewayWanted;
 
     /** @param readTimeoutMillis JRMP's read timeout of accepted connections; 0: none */
     ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options,
@@ -246,6 +248,11 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         pinned.acknowledged(FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         break;
                     case Frame.PING:
+                        // a client at remora.async.maxPending asks for a confirmation once its calls have run
+                        onewayWanted = true;
+                        if (onewayQueued.get() == 0) {
+                            confirmOneways();
+                        }
                         FrameBuffer pong = REPLY.get();
                         Frame.begin(pong, Frame.PONG, (byte) 0, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         Frame.finish(pong);
@@ -528,8 +535,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
 
     /**
      * A one-way call has run: what it threw goes to the host (logged, counted; nobody waits for it), and the client is
-     * told how many have run (Frame.ONEWAY_ACK) every {@link #onewayAckEvery} calls and whenever none is left to run,
-     * so a client waiting at remora.async.maxPending goes on once this connection's queue is drained.
+     * told how many have run (Frame.ONEWAY_ACK) every {@link #onewayAckEvery} calls, and once none is left to run when
+     * it asked (a PING, sent when it waits at remora.async.maxPending), so a waiting client goes on once this
+     * connection's queue is drained. A client that does not wait gets no confirmation per call.
      */
     @Override
     public void onewayDone(Dispatcher.Call c, Throwable thrown) {
@@ -538,14 +546,22 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                     : AsyncMethods.name(c.method), thrown);
         }
         int run = onewayRun.incrementAndGet();
-        if (onewayQueued.decrementAndGet() > 0 && run < onewayAckEvery) {
-            return;
+        boolean drained = onewayQueued.decrementAndGet() == 0;
+        if (run >= onewayAckEvery) {
+            confirmOneways();
+        } else if (drained && onewayWanted) {
+            onewayWanted = false;
+            confirmOneways();
         }
+    }
+
+    /** Sends the client the number of one-way calls run since the last confirmation, if any. */
+    private void confirmOneways() {
         int n = onewayRun.getAndSet(0);
         if (n == 0) {
             return; // another thread confirmed them
         }
-        FrameBuffer ack = REPLY.get(); // a one-way call wrote nothing into it
+        FrameBuffer ack = new FrameBuffer(Frame.HEADER); // not REPLY's: a reply may be under way on this thread
         Frame.begin(ack, Frame.ONEWAY_ACK, (byte) 0, n);
         Frame.finish(ack);
         try {
@@ -558,6 +574,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
 
     @Override
     public void reply(Dispatcher.Call c, FrameBuffer out, List<Remote> pins) {
+        if (onewayRun.get() != 0) {
+            confirmOneways(); // on the way anyway: fewer run calls the client would count lost with the connection
+        }
         if (pins != null) {
             out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
             pinned.pin(c.callId, pins);
