@@ -35,7 +35,9 @@ package dev.remora.rmi.wire;
  * <p>DECLARES is set on the reply to the first call to an object (ObjID) on a connection when that object has
  * asynchronous methods; the client then sends those methods' calls as ONEWAY frames, or as CALLs whose reply it waits
  * for only when the result is used. The server answers ONEWAY with no reply; it sends ONEWAY_ACK (no payload) as it
- * runs them, which the client counts against {@code remora.async.maxPending}.
+ * runs them (every few calls, before a reply, and once drained after a PING), which the client counts against
+ * {@code remora.async.maxPending}; a client waiting at that bound sends a PING. One-way frames may follow one another
+ * in one write of a stream link (remora.async.batch): the receiver cuts them apart as any frames.
  *
  * Payload: if every value is primitive (or void), the values in order, big-endian, without a stream; else, without
  * FAST, a JDK serialization stream with RMI's class annotations and remote-object replacement holding all values in
