@@ -108,6 +108,8 @@ class AsyncCallsTest {
         void checked() throws RemoteException, Busy;
 
         String notAnInterface() throws RemoteException;
+
+        Journal self() throws RemoteException;
     }
 
     static final class JournalImpl implements Journal {
@@ -193,6 +195,11 @@ class AsyncCallsTest {
         public String notAnInterface() {
             return "text";
         }
+
+        @Override
+        public Journal self() {
+            return this;
+        }
     }
 
     private static final String J = Journal.class.getName();
@@ -201,7 +208,8 @@ class AsyncCallsTest {
         return Rig.options(RouterOptions.Serializer.FAST).dispatch(d).asyncMethods(
                 List.of(J + "#append", J + "#boom", J + "#hold", J + "#slow(int)", J + "#notVoid",
                         JournalImpl.class.getName() + "#checked"),
-                List.of(J + "#report(java.lang.String,int)", J + "#failing", J + "#nothing", J + "#notAnInterface"));
+                List.of(J + "#report(java.lang.String,int)", J + "#failing", J + "#nothing", J + "#notAnInterface",
+                        J + "#self", J + "#slow"));
     }
 
     static Method m(String name) {
@@ -231,11 +239,16 @@ class AsyncCallsTest {
                     + Busy.class.getName() + ", which its caller must see"), notes);
             assertTrue(notes.contains("remora.future: " + J + "#notAnInterface() stays synchronous: it returns"
                     + " java.lang.String, not an interface"), notes);
-            assertEquals(3, rig.notes().stream().filter(n -> n.contains("stays synchronous")).count(), notes);
+            assertTrue(notes.contains("remora.future: " + J + "#self() stays synchronous: it returns the remote"
+                    + " interface " + J + ", whose stub a future cannot stand for"), notes);
+            assertTrue(notes.contains("remora.future: " + J + "#slow(int) stays synchronous: it returns void"), notes);
+            assertEquals(5, rig.notes().stream().filter(n -> n.contains("stays synchronous")).count(), notes);
             rig.result(ref, m("entries"), 0); // learns the declarations
             assertEquals(7, rig.result(ref, m("notVoid")));
             assertNull(rig.result(ref, m("checked")));
             assertEquals("text", rig.result(ref, m("notAnInterface")));
+            assertTrue(Proxy.getInvocationHandler(rig.result(ref, m("self")))
+                    instanceof java.rmi.server.RemoteObjectInvocationHandler, "a stub, not a future");
             assertEquals(0, rig.onewaySent.get());
             assertEquals(0, rig.futuresMade.get());
         }
