@@ -161,6 +161,10 @@ public final class Installer {
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))
                         ? dev.remora.rmi.RouterOptions.Serializer.JDK : dev.remora.rmi.RouterOptions.Serializer.FAST)
+                .asyncMethods(Property.methodList(config.get(Property.ASYNC)),
+                        Property.methodList(config.get(Property.FUTURE)))
+                .asyncMaxPending(config.integer(Property.ASYNC_MAX_PENDING))
+                .asyncBatch(config.flag(Property.ASYNC_BATCH))
                 .typeCache("call".equals(config.get(Property.TYPECACHE)) ? dev.remora.serializer.TypeCacheMode.CALL
                         : dev.remora.serializer.TypeCacheMode.CONNECTION)
                 .listener(new dev.remora.rmi.RouterListener() {
@@ -193,6 +197,35 @@ public final class Installer {
                     @Override
                     public void handoff() {
                         stats.handoffs.increment();
+                    }
+
+                    @Override
+                    public void refused(String key, String message) {
+                        stats.asyncRefused.increment();
+                        Log.once("router:" + key, message);
+                    }
+
+                    @Override
+                    public void asyncCall(boolean future) {
+                        (future ? stats.futureCalls : stats.onewayCalls).increment();
+                    }
+
+                    @Override
+                    public void onewayBatch(int calls) {
+                        stats.onewayBatches.increment();
+                    }
+
+                    @Override
+                    public void onewayFailed(String method, Throwable thrown) {
+                        stats.onewayExceptions.increment();
+                        Log.limited("oneway-failed", "one-way call " + method + " threw " + thrown
+                                + " (its caller did not wait; counted as oneway_exceptions)");
+                    }
+
+                    @Override
+                    public void onewayUnconfirmed(int n, String message) {
+                        stats.onewayUnconfirmed.add(n);
+                        Log.limited("oneway-unconfirmed", message);
                     }
 
                     @Override

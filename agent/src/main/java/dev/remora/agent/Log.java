@@ -51,6 +51,29 @@ public final class Log {
         }
     }
 
+    private static final ConcurrentHashMap<String, long[]> LIMITED = new ConcurrentHashMap<>();
+    private static final long LIMIT_NANOS = 10_000_000_000L;
+
+    /**
+     * Says {@code message} at info level at most once every 10 seconds per {@code key}, with how many were left
+     * unsaid since the last line (for what may happen on every call: a one-way call's exception).
+     */
+    public static void limited(String key, String message) {
+        long[] state = LIMITED.computeIfAbsent(key, k -> new long[] {System.nanoTime() - LIMIT_NANOS, 0});
+        long skipped;
+        synchronized (state) {
+            long now = System.nanoTime();
+            if (now - state[0] < LIMIT_NANOS) {
+                state[1]++;
+                return;
+            }
+            state[0] = now;
+            skipped = state[1];
+            state[1] = 0;
+        }
+        info(skipped == 0 ? message : message + " [" + skipped + " more like it in the last 10 s not shown]");
+    }
+
     /** Like {@link #once} with a throwable, whose stack trace is printed only at debug level. */
     public static void once(String key, String message, Throwable t) {
         if (SAID.add(key)) {

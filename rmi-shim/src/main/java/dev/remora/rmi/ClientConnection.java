@@ -30,6 +30,8 @@ final class ClientConnection implements Link.Sink {
     private static final int SLOTS = 1024;
     private static final int MASK = SLOTS - 1;
     private static final long FOLLOWER_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** A one-way caller at remora.async.maxPending while another thread reads: how long it naps between checks. */
+    private static final long CREDIT_PARK_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
 
     final Link link;
     /** The fast serializer's per-connection state (made for every connection: a server may answer fast anyway). */
@@ -53,6 +55,25 @@ final class ClientConnection implements Link.Sink {
     private PendingCall deliverTo; // guarded by readLock
     private volatile IOException dead;
     private volatile long lastUse = System.nanoTime();
+    // asynchronous calls (remora.async, remora.future on the server)
+    /** The asynchronous methods of each object whose server said so on this connection (Frame.FLAG_DECLARES). */
+    private final java.util.concurrent.ConcurrentHashMap<java.rmi.server.ObjID, AsyncMethods> learned =
+            new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile boolean learnedAny;
+    /** One-way calls sent, and confirmed run by the server (Frame.ONEWAY_ACK); at most maxPending apart. */
+    private final java.util.concurrent.atomic.AtomicLong onewaySent = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong onewayConfirmed =
+            new java.util.concurrent.atomic.AtomicLong();
+    private final int maxPending;
+    /** The confirmed count when a caller last asked the server to confirm (a PING at maxPending). */
+    private volatile long askedAt = -1;
+    /** Set once the connection broke with one-way calls unconfirmed: for the next call to the endpoint to throw. */
+    private volatile IOException unconfirmed;
+    /** remora.async.batch on a link that carries runs of frames: one-way frames held back, sent together. */
+    private final boolean batching;
+    private final Object heldLock = new Object();
+    private final FrameBuffer held; // guarded by heldLock
+    private volatile int heldCalls; // written under heldLock
 
     ClientConnection(Link link, RouterOptions options) {
         this.link = link;
@@ -61,6 +82,159 @@ final class ClientConnection implements Link.Sink {
         this.marshalling = new Marshalling(fast, options);
         this.idleCheckNanos = TimeUnit.MILLISECONDS.toNanos(options.idleCheckMillis);
         this.responseTimeoutMillis = options.responseTimeout();
+        this.maxPending = options.asyncMaxPending;
+        this.batching = options.asyncBatch && link.carriesFrameRuns();
+        this.held = batching ? new FrameBuffer(1024) : null;
+    }
+
+    /** The asynchronous methods the server declared for object {@code id}, or null (none, or not told yet). */
+    AsyncMethods asyncOf(java.rmi.server.ObjID id) {
+        return learnedAny ? learned.get(id) : null;
+    }
+
+    /** Reply frame {@code a} to a call to {@code id} carries the object's asynchronous methods: remembers them. */
+    void learn(java.rmi.server.ObjID id, byte[] a) {
+        if ((a[Frame.OFF_FLAGS] & Frame.FLAG_DECLARES) != 0) {
+            learned.put(id, AsyncMethods.read(a));
+            learnedAny = true;
+        }
+    }
+
+    /**
+     * Takes a place for one more one-way call, waiting while {@code maxPending} are unconfirmed (back-pressure). A
+     * waiting caller reads the connection itself when nobody else does, as callers waiting for replies do.
+     *
+     * @throws IOException the connection broke
+     */
+    void reserveOneway() throws IOException {
+        while (true) {
+            IOException d = dead;
+            if (d != null) {
+                throw d;
+            }
+            long sent = onewaySent.get();
+            if (sent - onewayConfirmed.get() < maxPending) {
+                if (onewaySent.compareAndSet(sent, sent + 1)) {
+                    return;
+                }
+                continue;
+            }
+            long confirmed = onewayConfirmed.get();
+            if (askedAt != confirmed) { // once per wait: the server then confirms once its queue is drained
+                askedAt = confirmed;
+                FrameBuffer ping = new FrameBuffer(Frame.HEADER);
+                Frame.begin(ping, Frame.PING, (byte) 0, 0);
+                Frame.finish(ping);
+                send(ping); // after the one-way calls held back
+            }
+            if (readLock.tryLock()) {
+                try {
+                    if (onewaySent.get() - onewayConfirmed.get() >= maxPending && dead == null) {
+                        readOne(null, 0);
+                    }
+                } finally {
+                    readLock.unlock();
+                }
+                wakeNextReader(null);
+            } else {
+                LockSupport.parkNanos(this, CREDIT_PARK_NANOS);
+            }
+        }
+    }
+
+    /** Gives back a place taken by {@link #reserveOneway} for a call that was not sent. */
+    void unreserveOneway() {
+        onewaySent.decrementAndGet();
+    }
+
+    /**
+     * Sends a one-way frame whose place was reserved, or, with remora.async.batch, copies it behind the one-way frames
+     * held back ({@link OnewayBatcher}). A failure to send kills the connection; this caller is then told at once,
+     * its call not counted lost (a held-back call that fails later is counted, and the next call told).
+     */
+    void sendOneway(FrameBuffer frame) throws IOException {
+        IOException d = dead;
+        if (d != null) {
+            onewaySent.decrementAndGet();
+            throw d;
+        }
+        if (batching && frame.tailLength() == 0 && frame.length() < OnewayBatcher.BYTES) {
+            boolean first;
+            synchronized (heldLock) {
+                first = heldCalls == 0;
+                held.write(frame.array(), 0, frame.length());
+                heldCalls++;
+                if (held.length() >= OnewayBatcher.BYTES) {
+                    sendHeld(); // a failure is the connection's: counted, and the next call told
+                    return;
+                }
+            }
+            if (first) {
+                OnewayBatcher.due(this);
+            }
+            return;
+        }
+        try {
+            flushOneways();
+            link.send(frame);
+        } catch (IOException e) {
+            onewaySent.decrementAndGet(); // this caller is told now
+            fail(e);
+            throw e;
+        }
+        options.listener.bytes(frame.frameLength(), 0);
+        lastUse = System.nanoTime();
+    }
+
+    /** Sends the one-way frames held back, if any (before any other frame of this connection). */
+    void flushOneways() {
+        if (heldCalls == 0) {
+            return;
+        }
+        synchronized (heldLock) {
+            sendHeld();
+        }
+    }
+
+    /** Called with heldLock held. */
+    private void sendHeld() {
+        int n = heldCalls;
+        if (n == 0) {
+            return;
+        }
+        try {
+            if (dead == null) {
+                link.send(held);
+                options.listener.bytes(held.length(), 0);
+                options.listener.onewayBatch(n);
+                lastUse = System.nanoTime();
+            }
+        } catch (IOException e) {
+            fail(e); // the calls held back count as unconfirmed: the next call says so
+        } finally {
+            held.clear();
+            heldCalls = 0;
+        }
+    }
+
+    /** One-way calls sent and not yet confirmed. */
+    long onewayPending() {
+        return onewaySent.get() - onewayConfirmed.get();
+    }
+
+    /**
+     * Once only: why one-way calls sent on this broken connection were not confirmed, or null if all were. The next
+     * call to the endpoint throws it.
+     */
+    IOException takeUnconfirmed() {
+        if (unconfirmed == null) {
+            return null;
+        }
+        synchronized (this) { // the endpoint replacing this connection and a caller failing on it may both ask
+            IOException u = unconfirmed;
+            unconfirmed = null;
+            return u;
+        }
     }
 
     /**
@@ -134,6 +308,7 @@ final class ClientConnection implements Link.Sink {
             return false;
         }
         if (inflight.get() == 0 && System.nanoTime() - lastUse > idleCheckNanos && readLock.tryLock()) {
+            // (one-way calls unconfirmed do not make it busy: acknowledgements are read, a broken peer noticed)
             try {
                 if (inflight.get() == 0 && !link.stillOpen()) {
                     fail(new IOException("connection to " + link.peer() + " was closed by the peer while idle"));
@@ -181,6 +356,7 @@ final class ClientConnection implements Link.Sink {
             throw d;
         }
         try {
+            flushOneways(); // held-back one-way calls go first: a thread's later call runs after them
             link.send(frame);
         } catch (IOException e) {
             fail(e);
@@ -197,6 +373,9 @@ final class ClientConnection implements Link.Sink {
     void await(PendingCall pc) throws IOException {
         long timeoutNanos = TimeUnit.MILLISECONDS.toNanos(responseTimeoutMillis);
         long deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
+        if (pc.future) {
+            pc.thread = Thread.currentThread(); // before the state is read: a reader that delivers later wakes it
+        }
         while (true) {
             int s = pc.state.get();
             if (s == PendingCall.DONE) {
@@ -247,36 +426,55 @@ final class ClientConnection implements Link.Sink {
                 }
                 timeout = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left));
             }
-            FrameBuffer f;
-            fast.prepareRead();
-            try {
-                f = link.receive(this, timeout);
-            } catch (SocketTimeoutException e) {
-                continue; // the deadline check above decides
-            } catch (IOException e) {
-                PendingCall t = deliverTo;
-                deliverTo = null;
-                if (t != null) { // its reply was cut short
-                    t.failure = e;
-                    t.state.set(PendingCall.FAILED);
-                    LockSupport.unpark(t.thread);
-                }
-                fail(e);
+            if (!readOne(pc, timeout)) {
                 return;
             }
-            options.listener.bytes(0, f.length());
+        }
+    }
+
+    /**
+     * Reads one frame and hands it on: a reply to its caller ({@code pc}, the reader's own, is not woken), a
+     * one-way confirmation to the count. False when the connection failed. Called with readLock held.
+     */
+    private boolean readOne(PendingCall pc, int timeout) {
+        FrameBuffer f;
+        fast.prepareRead();
+        try {
+            f = link.receive(this, timeout);
+        } catch (SocketTimeoutException e) {
+            return true; // the caller's deadline check decides
+        } catch (IOException e) {
             PendingCall t = deliverTo;
             deliverTo = null;
-            if ((f.array()[Frame.OFF_FLAGS] & Frame.FLAG_FAST) != 0 && !decodeFast(t, f)) {
-                return; // the connection failed: its type tables are out of step
+            if (t != null) { // its reply was cut short
+                t.failure = e;
+                t.state.set(PendingCall.FAILED);
+                LockSupport.unpark(t.thread);
             }
-            if (t != null) {
-                t.state.set(PendingCall.DONE);
-                if (t != pc) {
-                    LockSupport.unpark(t.thread);
-                }
+            fail(e);
+            return false;
+        }
+        options.listener.bytes(0, f.length());
+        byte[] a = f.array();
+        if (a[Frame.OFF_KIND] == Frame.ONEWAY_ACK) {
+            onewayConfirmed.addAndGet(FrameBuffer.getInt(a, Frame.OFF_CALL_ID));
+            return true;
+        }
+        PendingCall t = deliverTo;
+        deliverTo = null;
+        if ((a[Frame.OFF_FLAGS] & Frame.FLAG_FAST) != 0 && !decodeFast(t, f)) {
+            return false; // the connection failed: its type tables are out of step
+        }
+        if (t != null) {
+            if (t.future) {
+                unregister(t); // its slot is free now: a future may be used late, or never
+            }
+            t.state.set(PendingCall.DONE);
+            if (t != pc) {
+                LockSupport.unpark(t.thread);
             }
         }
+        return true;
     }
 
     /**
@@ -288,7 +486,7 @@ final class ClientConnection implements Link.Sink {
         if (kind != Frame.REPLY && kind != Frame.EXCEPTION) {
             return true;
         }
-        f.position(Frame.HEADER);
+        Frame.toPayload(f);
         Marshaller reader = marshalling.reader(f.array()[Frame.OFF_FLAGS]);
         if (t == null) {
             try {
@@ -340,8 +538,9 @@ final class ClientConnection implements Link.Sink {
         }
         for (int i = 0; i < SLOTS; i++) {
             PendingCall pc = slots.get(i);
-            if (pc != null && pc != self && pc.state.get() == PendingCall.WAITING) {
-                LockSupport.unpark(pc.thread);
+            Thread t = pc == null ? null : pc.thread;
+            if (t != null && pc != self && pc.state.get() == PendingCall.WAITING) {
+                LockSupport.unpark(t);
                 return;
             }
         }
@@ -351,6 +550,15 @@ final class ClientConnection implements Link.Sink {
     void fail(IOException cause) {
         if (dead == null) {
             dead = cause;
+            long lost = onewaySent.get() - onewayConfirmed.get();
+            if (lost > 0) {
+                String m = lost + " one-way call(s) to " + link.peer() + " were not confirmed by the server before"
+                        + " the connection broke (" + cause + "); they may not have run";
+                synchronized (this) {
+                    unconfirmed = new IOException(m, cause);
+                }
+                options.listener.onewayUnconfirmed((int) Math.min(Integer.MAX_VALUE, lost), m);
+            }
         }
         link.close();
         fast.close();

@@ -60,6 +60,13 @@ final class Dispatcher {
 
         /** Not even the IOException of an aborted reply could be written: the client can get no answer. */
         void unanswerable(Call c);
+
+        /**
+         * One-way call {@code c} has run (its method and implementation still set), without a reply;
+         * {@code thrown}: what it threw, or what stopped it before it ran (its arguments, its object), else null.
+         */
+        default void onewayDone(Call c, Throwable thrown) {
+        }
     }
 
     /** One call between reading its arguments and answering it; reusable (prepare fills it, complete empties it). */
@@ -74,6 +81,8 @@ final class Dispatcher {
         ClassLoader loader;
         boolean entered;
         Throwable thrown;
+        /** Set by the caller after {@link #prepare}: the called object's asynchronous methods, for the reply. */
+        AsyncMethods declares;
     }
 
     /**
@@ -91,6 +100,7 @@ final class Dispatcher {
         c.loader = null;
         c.entered = false;
         c.thrown = null;
+        c.declares = null;
         boolean read = false;
         Thread thread = Thread.currentThread();
         ClassLoader saved = thread.getContextClassLoader();
@@ -174,7 +184,7 @@ final class Dispatcher {
                         writer.lockWrite(); // held until sent, see Marshaller
                         locked = true;
                     }
-                    Frame.begin(out, Frame.REPLY, mi.rawResult ? 0 : writer.flag(), c.callId);
+                    begin(out, Frame.REPLY, mi.rawResult ? 0 : writer.flag(), c);
                     try {
                         if (mi.rawResult) {
                             Marshal.writePrimitive(out, mi.result, result);
@@ -187,7 +197,7 @@ final class Dispatcher {
                             locked = true;
                         }
                         pins = null;
-                        if (!writeAborted(out, Frame.REPLY, c.callId, writer, e)) {
+                        if (!writeAborted(out, Frame.REPLY, c, writer, e)) {
                             sink.unanswerable(c);
                             return;
                         }
@@ -198,7 +208,7 @@ final class Dispatcher {
                     } catch (Throwable e) {
                         // JRMP: the normal return is under way, so the exception cannot follow it; its server
                         // drops the connection (Transport.serviceCall), its client reads EOF. This call alone ends so.
-                        Frame.begin(out, Frame.EXCEPTION, Frame.FLAG_BROKEN, c.callId); // no payload: not FAST
+                        begin(out, Frame.EXCEPTION, Frame.FLAG_BROKEN, c); // no payload: not FAST
                         Frame.finish(out);
                         sink.reply(c, out, null);
                         return;
@@ -206,6 +216,7 @@ final class Dispatcher {
                 }
             }
             if (c.oneway) {
+                sink.onewayDone(c, thrown);
                 return;
             }
             if (thrown != null) {
@@ -249,6 +260,19 @@ final class Dispatcher {
         c.params = null;
         c.loader = null;
         c.thrown = null;
+        c.declares = null;
+    }
+
+    /**
+     * Starts reply frame {@code out} to {@code c}: the header and, when the caller set {@code c.declares} (the first
+     * reply about that object on its connection), the object's asynchronous methods ({@link Frame#FLAG_DECLARES}).
+     */
+    private static void begin(FrameBuffer out, byte kind, byte flags, Call c) {
+        AsyncMethods d = c.declares;
+        Frame.begin(out, kind, d == null ? flags : (byte) (flags | Frame.FLAG_DECLARES), c.callId);
+        if (d != null) {
+            d.write(out);
+        }
     }
 
     /** An EXCEPTION frame for {@code thrown}, wrapped as JRMP does; false when nothing could be written. */
@@ -264,20 +288,20 @@ final class Dispatcher {
         if (options.suppressStackTraces()) {
             clearStackTraces(t);
         }
-        Frame.begin(out, Frame.EXCEPTION, writer.flag(), c.callId);
+        begin(out, Frame.EXCEPTION, writer.flag(), c);
         try {
             writer.writeThrowable(out, t);
             return true;
         } catch (IOException e) {
-            return writeAborted(out, Frame.EXCEPTION, c.callId, writer, e);
+            return writeAborted(out, Frame.EXCEPTION, c, writer, e);
         } catch (RuntimeException e) {
             return false;
         }
     }
 
     /** The IOException that stopped a reply, in its place ({@link Frame#FLAG_ABORTED}); false if even that fails. */
-    private static boolean writeAborted(FrameBuffer out, byte kind, int callId, Marshaller writer, IOException e) {
-        Frame.begin(out, kind, (byte) (writer.flag() | Frame.FLAG_ABORTED), callId);
+    private static boolean writeAborted(FrameBuffer out, byte kind, Call c, Marshaller writer, IOException e) {
+        begin(out, kind, (byte) (writer.flag() | Frame.FLAG_ABORTED), c);
         try {
             writer.writeThrowable(out, e);
             return true;

@@ -75,12 +75,15 @@ final class ExportTable {
         /** For co-located calls: the client host they report, and the ConnectionHandler that reports it. */
         volatile String clientHost;
         volatile Object handler;
+        /** Its asynchronous methods (remora.async, remora.future), or null. */
+        final AsyncMethods async;
 
-        Export(Key key, ObjID id, Object target, Object endpoint, ReferenceQueue<Object> queue) {
+        Export(Key key, ObjID id, Object target, Object endpoint, AsyncMethods async, ReferenceQueue<Object> queue) {
             super(target, queue);
             this.key = key;
             this.id = id;
             this.endpoint = endpoint;
+            this.async = async;
         }
 
         /** JRMP's Target, or null once JRMP let go of it. */
@@ -96,6 +99,11 @@ final class ExportTable {
 
     /** Remembers an export; false when the object is not one Remora serves. */
     boolean add(ObjID id, Object target, Object endpoint) {
+        return add(id, target, endpoint, null);
+    }
+
+    /** Remembers an export with its asynchronous methods (or null); false when the object is not one Remora serves. */
+    boolean add(ObjID id, Object target, Object endpoint, AsyncMethods async) {
         FrameBuffer b = new FrameBuffer(32);
         try {
             id.write(b);
@@ -104,7 +112,7 @@ final class ExportTable {
         }
         expunge();
         Key key = new Key().read(b.array(), 0);
-        Export e = new Export(key, id, target, endpoint, gone);
+        Export e = new Export(key, id, target, endpoint, async, gone);
         targets.put(key, e);
         byId.put(id, e);
         if (sinceSweep.incrementAndGet() >= 64) {
@@ -112,6 +120,11 @@ final class ExportTable {
             sweep();
         }
         return true;
+    }
+
+    /** The entry for {@code key} (its Target may be gone), or null. */
+    Export entry(Key key) {
+        return targets.get(key);
     }
 
     /** The Target for {@code key}, or null. */

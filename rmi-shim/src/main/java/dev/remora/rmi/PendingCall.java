@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One thread's call in flight. Reused by its thread for every call (a thread waits for one reply at a time), so a
- * call allocates no bookkeeping. State moves WAITING -> RECEIVING (a reader claimed it) -> DONE, or WAITING ->
+ * call allocates no bookkeeping; a future call ({@link #future}) has one of its own, whose reply whichever thread uses
+ * the future first waits for. State moves WAITING -> RECEIVING (a reader claimed it) -> DONE, or WAITING ->
  * FAILED / TIMED_OUT; the CAS makes a late reply and a timeout never both win.
  */
 final class PendingCall {
@@ -17,7 +18,10 @@ final class PendingCall {
     static final int FAILED = 4;
     static final int TIMED_OUT = 5;
 
-    final Thread thread = Thread.currentThread();
+    /** The thread waiting for the reply (a future's: the thread using it first, null until then). */
+    volatile Thread thread;
+    /** A future call: freed from its connection's table as soon as its reply is read (nobody may be waiting). */
+    final boolean future;
     final FrameBuffer out = new FrameBuffer(512).allowTail(); // sent straight to the link under the write lock
     final FrameBuffer in = new FrameBuffer(512);
     final AtomicInteger state = new AtomicInteger(IDLE);
@@ -30,6 +34,15 @@ final class PendingCall {
     Object value;
     /** Why the reply could not be decoded, or null. */
     Throwable decodeFailure;
+
+    PendingCall() {
+        this(false);
+    }
+
+    PendingCall(boolean future) {
+        this.future = future;
+        this.thread = future ? null : Thread.currentThread();
+    }
 
     boolean claim() {
         return state.compareAndSet(WAITING, RECEIVING);

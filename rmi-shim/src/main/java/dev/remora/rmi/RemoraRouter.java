@@ -135,11 +135,27 @@ public final class RemoraRouter implements CallRouter {
             return null;
         }
         ClientConnection c = re.connection();
+        java.io.IOException unconfirmed = re.takeUnconfirmed();
+        if (unconfirmed != null) { // one-way calls were lost with a connection: this call says so, as JRMP's would
+            return new Object[] {null, new UnmarshalException("Error unmarshaling return header", unconfirmed)};
+        }
         if (c == null || c.fast.busyOnThisThread()) {
             return null; // a call from inside a writeObject/readObject of this connection's message goes by JRMP
         }
-        return call(c, id, hash, Marshal.info(method), args == null ? new Object[0] : args);
+        Object[] a = args == null ? NO_ARGS : args;
+        AsyncMethods async = c.asyncOf(id);
+        if (async != null) {
+            if (async.isOneway(hash)) {
+                return oneway(c, id, hash, Marshal.info(method), a);
+            }
+            if (async.isFuture(hash)) {
+                return future(c, id, hash, Marshal.info(method), a, method.getReturnType());
+            }
+        }
+        return call(c, id, hash, Marshal.info(method), a);
     }
+
+    private static final Object[] NO_ARGS = new Object[0];
 
     private RemoteEndpoint newEndpoint(Object ep) throws Exception {
         RemoteEndpoint re;
@@ -165,24 +181,90 @@ public final class RemoraRouter implements CallRouter {
         PendingCall pc = calls.get();
         int lane = c.takeLane();
         try {
-            return call(c, pc, lane, id, hash, mi, args);
+            Object[] failed = send(c, pc, Frame.CALL, lane, id, hash, mi, args);
+            if (failed != SENT) {
+                return failed;
+            }
+            return outcome(c, pc, id, mi);
         } finally {
             c.releaseLane(lane);
         }
     }
 
-    private Object[] call(ClientConnection c, PendingCall pc, int lane, ObjID id, long hash, Marshal.MethodInfo mi,
-            Object[] args) {
+    /** Marks a call written and sent by {@link #send}. */
+    private static final Object[] SENT = new Object[0];
+    /** The outcome of a one-way call once sent: no result, nothing thrown. */
+    private static final Object[] ONEWAY_SENT = new Object[2];
+
+    /**
+     * A one-way call (remora.async on the server): sent on the calling thread's lane, so the server runs it in order
+     * with this thread's other calls; returns once the frame is written, without a reply. Waits first while
+     * remora.async.maxPending of this connection's one-way calls are unconfirmed.
+     */
+    private Object[] oneway(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args) {
+        try {
+            c.reserveOneway();
+        } catch (java.io.IOException e) {
+            return new Object[] {null, broken(c, e)};
+        }
+        PendingCall pc = calls.get();
+        int lane = c.takeLane();
+        try {
+            Object[] failed = send(c, pc, Frame.ONEWAY, lane, id, hash, mi, args);
+            if (failed != SENT) {
+                return failed;
+            }
+        } finally {
+            c.releaseLane(lane);
+        }
+        options.listener.asyncCall(false);
+        return ONEWAY_SENT;
+    }
+
+    /**
+     * A future call (remora.future on the server): sent on the calling thread's lane, its reply read by whichever
+     * thread first uses the returned proxy (or by any thread that reads the connection meanwhile).
+     */
+    private Object[] future(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args,
+            Class<?> type) {
+        PendingCall pc = new PendingCall(true);
+        int lane = c.takeLane();
+        try {
+            Object[] failed = send(c, pc, Frame.CALL, lane, id, hash, mi, args);
+            if (failed != SENT) {
+                return failed;
+            }
+        } finally {
+            c.releaseLane(lane);
+        }
+        options.listener.asyncCall(true);
+        return new Object[] {FutureResult.proxy(type, new FutureResult(this, c, pc, id, mi)), null};
+    }
+
+    /** An UnmarshalException for a call that met a broken connection: with the lost one-way calls, if any. */
+    private static UnmarshalException broken(ClientConnection c, java.io.IOException e) {
+        java.io.IOException u = c.takeUnconfirmed();
+        return new UnmarshalException("Error unmarshaling return header", u != null ? u : e);
+    }
+
+    /**
+     * Writes and sends call frame {@code kind} (CALL: registered in {@code pc} for its reply; ONEWAY: a place
+     * reserved, given back unless sent). Returns {@link #SENT}, the outcome of a call that failed before it ran, or
+     * null to leave it to JRMP.
+     */
+    private Object[] send(ClientConnection c, PendingCall pc, byte kind, int lane, ObjID id, long hash,
+            Marshal.MethodInfo mi, Object[] args) {
         FrameBuffer out = pc.out;
         Marshaller writer = c.marshalling.writer;
         boolean raw = mi.rawArgs;
+        boolean oneway = kind == Frame.ONEWAY;
+        boolean sent = false;
         if (!raw) {
             writer.lockWrite(); // held until sent: fast frames must leave in the order their type ids were assigned
         }
-        int callId;
         try {
             try {
-                Frame.begin(out, Frame.CALL, raw ? 0 : writer.flag(), 0);
+                Frame.begin(out, kind, raw ? 0 : writer.flag(), 0);
                 out.putShort(Frame.OFF_LANE, lane);
                 id.write(out);
                 out.writeLong(hash);
@@ -202,34 +284,56 @@ public final class RemoraRouter implements CallRouter {
                         + "); such calls go by JRMP");
                 return null;
             }
+            if (oneway) {
+                try {
+                    sent = true; // sendOneway gives the place back itself when it fails
+                    c.sendOneway(out);
+                } catch (IOException e) {
+                    return new Object[] {null, broken(c, e)};
+                }
+                return SENT;
+            }
             pc.method = mi;
             pc.decoded = false;
-            callId = c.register(pc);
+            int callId = c.register(pc);
             out.putInt(Frame.OFF_CALL_ID, callId);
             try {
                 c.send(out);
             } catch (IOException e) {
                 c.unregister(pc);
-                return new Object[] {null, new UnmarshalException("Error unmarshaling return header", e)};
+                return new Object[] {null, broken(c, e)};
             }
+            return SENT;
         } finally {
             if (!raw) {
                 writer.unlockWrite();
             }
+            if (oneway && !sent) {
+                c.unreserveOneway();
+            }
         }
+    }
+
+    /**
+     * Waits for the reply to the call registered in {@code pc} and reads it, as JRMP's client does ({@link Replies});
+     * learns the object's asynchronous methods when the reply carries them.
+     */
+    Object[] outcome(ClientConnection c, PendingCall pc, ObjID id, Marshal.MethodInfo mi) {
+        int callId = pc.id;
         try {
             c.await(pc);
         } catch (IOException e) {
-            if (e instanceof SocketTimeoutException) {
+            if (e instanceof SocketTimeoutException && !pc.future) {
                 c.abandonLane();
             }
-            return new Object[] {null, new UnmarshalException("Error unmarshaling return header", e)};
+            return new Object[] {null, broken(c, e)};
         } finally {
             c.unregister(pc);
         }
         FrameBuffer in = pc.in;
         byte[] a = in.array();
         try {
+            c.learn(id, a);
             if (pc.decoded) { // a fast reply, which the connection's reader decoded in arrival order
                 Throwable failure = pc.decodeFailure;
                 pc.decodeFailure = null;
@@ -240,6 +344,7 @@ public final class RemoraRouter implements CallRouter {
             pc.value = null;
             if ((a[Frame.OFF_FLAGS] & Frame.FLAG_NEEDS_ACK) != 0) {
                 // the references in the result are registered with the DGC now: the server may let go of them
+                FrameBuffer out = pc.out;
                 try {
                     Frame.begin(out, Frame.ACK, (byte) 0, callId);
                     Frame.finish(out);
@@ -268,7 +373,8 @@ public final class RemoraRouter implements CallRouter {
             }
             Object target = RmiInternals.target((Remote) impl);
             if (target != null) {
-                exports.add(id, target, ep);
+                exports.add(id, target, ep, options.async.isEmpty() ? null
+                        : AsyncMethods.of(impl.getClass(), options.async, options.listener));
             }
         } catch (Throwable t) {
             options.listener.note("export:" + t.getClass().getName(), "Remora could not register an exported"

@@ -29,6 +29,8 @@ final class RemoteEndpoint {
     private final Technology[] technologies;
     private volatile boolean vanilla;
     private volatile ClientConnection connection;
+    /** Why one-way calls of a connection that broke were not confirmed: thrown by the next call (once). */
+    private volatile IOException unconfirmed;
 
     RemoteEndpoint(String host, int port, RouterOptions options, Technology[] technologies) {
         this.host = host;
@@ -60,6 +62,12 @@ final class RemoteEndpoint {
             if (c != null && c.usable()) {
                 return c;
             }
+            if (c != null) {
+                IOException u = c.takeUnconfirmed();
+                if (u != null) {
+                    unconfirmed = u;
+                }
+            }
             connection = null;
             if (vanilla) {
                 return null;
@@ -67,6 +75,21 @@ final class RemoteEndpoint {
             c = open();
             connection = c;
             return c;
+        }
+    }
+
+    /**
+     * Once: why one-way calls sent to this endpoint on a connection that broke were not confirmed, or null. Asked
+     * by every call after {@link #connection}, which notices the broken connection.
+     */
+    IOException takeUnconfirmed() {
+        if (unconfirmed == null) {
+            return null;
+        }
+        synchronized (this) {
+            IOException u = unconfirmed;
+            unconfirmed = null;
+            return u;
         }
     }
 

@@ -56,6 +56,16 @@ final class RemoteMethods {
         return BY_CLASS.get(implClass);
     }
 
+    /** Every remote method, in hash order (not to be changed). */
+    Method[] methods() {
+        return methods;
+    }
+
+    /** The RMI hash of {@code methods()[i]}. */
+    long hash(int i) {
+        return hashes[i];
+    }
+
     /** The method with RMI hash {@code hash}, or null. */
     Method find(long hash) {
         int i = Arrays.binarySearch(hashes, hash);

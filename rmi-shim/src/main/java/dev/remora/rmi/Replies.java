@@ -52,7 +52,7 @@ final class Replies {
     /** The outcome {@code {result, thrown}} of the reply frame {@code f}, read now. */
     static Object[] outcome(FrameBuffer f, Marshal.MethodInfo mi, Marshalling m, boolean colocated) {
         byte[] a = f.array();
-        f.position(Frame.HEADER);
+        Frame.toPayload(f);
         Object value = null;
         Throwable failure = null;
         try {

@@ -33,6 +33,37 @@ public interface RouterListener {
         debug(what);
     }
 
+    /**
+     * A declared asynchronous method stays synchronous ({@code message} says which and why): logged once per
+     * {@code key} and counted by the host.
+     */
+    default void refused(String key, String message) {
+        note(key, message);
+    }
+
+    /** A one-way call was sent ({@code future}: false) or a future call ({@code future}: true). */
+    default void asyncCall(boolean future) {
+    }
+
+    /** {@code calls} one-way calls left in one write (remora.async.batch). */
+    default void onewayBatch(int calls) {
+    }
+
+    /**
+     * A one-way call's method threw {@code thrown} on this server: nobody waits for it, so the host logs it
+     * (rate-limited) and counts it.
+     */
+    default void onewayFailed(String method, Throwable thrown) {
+    }
+
+    /**
+     * A connection broke with {@code n} one-way calls the server had not confirmed; the next call to the endpoint
+     * throws. Counted by the host.
+     */
+    default void onewayUnconfirmed(int n, String message) {
+        note("oneway-unconfirmed", message);
+    }
+
     /** Detail for {@code remora.log=debug} (which technology a connection uses, ...). */
     default void debug(String message) {
     }

@@ -43,6 +43,10 @@ public final class RouterOptions {
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
     long spareBytes = 16L << 20;
+    /** The server's asynchronous methods (remora.async, remora.future). */
+    AsyncMethods.Declarations async = AsyncMethods.Declarations.NONE;
+    int asyncMaxPending = 1024;
+    boolean asyncBatch = true;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
@@ -261,6 +265,35 @@ public final class RouterOptions {
 
     int handshakeTimeout() {
         return handshakeTimeoutMillis >= 0 ? handshakeTimeoutMillis : Math.max(0, RmiInternals.handshakeTimeout());
+    }
+
+    /**
+     * remora.async and remora.future: this server's one-way methods and methods returning a future, each a list of
+     * {@code pkg.Class#method} or {@code pkg.Class#method(type,...)} entries (malformed entries are ignored; the agent
+     * checks them first). Checked at export; a method that cannot be made asynchronous safely stays synchronous.
+     */
+    public RouterOptions asyncMethods(java.util.List<String> oneway, java.util.List<String> future) {
+        async = new AsyncMethods.Declarations(oneway == null ? java.util.List.of() : oneway,
+                future == null ? java.util.List.of() : future);
+        return this;
+    }
+
+    /**
+     * remora.async.maxPending: one-way calls a client may have sent on one connection that the server has not yet
+     * confirmed (run); the next one waits. Bounds what the server queues for a connection.
+     */
+    public RouterOptions asyncMaxPending(int n) {
+        asyncMaxPending = Math.max(1, n);
+        return this;
+    }
+
+    /**
+     * remora.async.batch: one-way calls that follow one another on a socket connection leave together, in one write
+     * (within about {@link OnewayBatcher#DELAY_NANOS}, before any other frame, or at {@link OnewayBatcher#BYTES}).
+     */
+    public RouterOptions asyncBatch(boolean on) {
+        asyncBatch = on;
+        return this;
     }
 
     /** remora.typecache: types described once per connection (default) or on every call. */

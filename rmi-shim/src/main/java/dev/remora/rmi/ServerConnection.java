@@ -94,6 +94,18 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     private static final long READER_LANE_IDLE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     private volatile boolean closed;
 
+    // one-way calls (remora.async)
+    /** Exported objects whose asynchronous methods this connection's client has been told (Frame.FLAG_DECLARES). */
+    private final java.util.Set<ExportTable.Export> told = ConcurrentHashMap.newKeySet();
+    /** One-way calls read and not yet run. */
+    private final AtomicInteger onewayQueued = new AtomicInteger();
+    /** One-way calls run and not yet confirmed to the client (Frame.ONEWAY_ACK). */
+    private final AtomicInteger onewayRun = new AtomicInteger();
+    /** Confirm at least every this many one-way calls run. */
+    private final int onewayAckEvery;
+    /** The client waits for a confirmation (it sent a PING at remora.async.maxPending): confirm once drained. */
+    private volatile boolean onewayWanted;
+
     /** @param readTimeoutMillis JRMP's read timeout of accepted connections; 0: none */
     ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options,
             Dispatcher dispatcher, int readTimeoutMillis) {
@@ -110,6 +122,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         this.auto = pool != null && options.dispatch == RouterOptions.Dispatch.AUTO;
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
         this.laneIdleNanos = TimeUnit.MILLISECONDS.toNanos(options.laneIdle());
+        this.onewayAckEvery = Math.max(1, options.asyncMaxPending / 4);
     }
 
     @Override
@@ -170,6 +183,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                                     + Frame.kindName(kind) + " of " + f.length() + " bytes; connection closed");
                         }
                         int lane = FrameBuffer.getShort(f.array(), Frame.OFF_LANE) & 0xffff;
+                        if (kind == Frame.ONEWAY) {
+                            onewayQueued.incrementAndGet(); // until it has run, see onewayDone
+                        }
                         if (auto) {
                             Lane bound = lane == 0 ? null : lanes.get(lane);
                             if (bound != null && bound.owner == Thread.currentThread()) {
@@ -232,6 +248,11 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         pinned.acknowledged(FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         break;
                     case Frame.PING:
+                        // a client at remora.async.maxPending asks for a confirmation once its calls have run
+                        onewayWanted = true;
+                        if (onewayQueued.get() == 0) {
+                            confirmOneways();
+                        }
                         FrameBuffer pong = REPLY.get();
                         Frame.begin(pong, Frame.PONG, (byte) 0, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         Frame.finish(pong);
@@ -499,17 +520,63 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         byte[] a = f.array();
         c.callId = FrameBuffer.getInt(a, Frame.OFF_CALL_ID);
         c.oneway = a[Frame.OFF_KIND] == Frame.ONEWAY;
-        Object target;
+        ExportTable.Export entry;
         synchronized (key) { // the reader thread and pool threads share the key only briefly
-            target = exports.get(key.read(a, Frame.OFF_OBJID));
+            entry = exports.entry(key.read(a, Frame.OFF_OBJID));
         }
         f.position(Frame.CALL_HEADER);
-        dispatcher.prepare(c, target, FrameBuffer.getLong(a, Frame.OFF_HASH), f, marshalling.reader(a[Frame.OFF_FLAGS]),
-                null);
+        dispatcher.prepare(c, entry == null ? null : entry.target(), FrameBuffer.getLong(a, Frame.OFF_HASH), f,
+                marshalling.reader(a[Frame.OFF_FLAGS]), null);
+        // the first reply about an object with asynchronous methods tells the client which they are
+        if (entry != null && entry.async != null && !c.oneway && !told.contains(entry) && told.add(entry)) {
+            c.declares = entry.async;
+        }
+    }
+
+    /**
+     * A one-way call has run: what it threw goes to the host (logged, counted; nobody waits for it), and the client is
+     * told how many have run (Frame.ONEWAY_ACK) every {@link #onewayAckEvery} calls, and once none is left to run when
+     * it asked (a PING, sent when it waits at remora.async.maxPending), so a waiting client goes on once this
+     * connection's queue is drained. A client that does not wait gets no confirmation per call.
+     */
+    @Override
+    public void onewayDone(Dispatcher.Call c, Throwable thrown) {
+        if (thrown != null) {
+            options.listener.onewayFailed(c.method == null ? "a one-way call from " + link.peer()
+                    : AsyncMethods.name(c.method), thrown);
+        }
+        int run = onewayRun.incrementAndGet();
+        boolean drained = onewayQueued.decrementAndGet() == 0;
+        if (run >= onewayAckEvery) {
+            confirmOneways();
+        } else if (drained && onewayWanted) {
+            onewayWanted = false;
+            confirmOneways();
+        }
+    }
+
+    /** Sends the client the number of one-way calls run since the last confirmation, if any. */
+    private void confirmOneways() {
+        int n = onewayRun.getAndSet(0);
+        if (n == 0) {
+            return; // another thread confirmed them
+        }
+        FrameBuffer ack = new FrameBuffer(Frame.HEADER); // not REPLY's: a reply may be under way on this thread
+        Frame.begin(ack, Frame.ONEWAY_ACK, (byte) 0, n);
+        Frame.finish(ack);
+        try {
+            link.send(ack);
+            options.listener.bytes(ack.frameLength(), 0);
+        } catch (IOException e) {
+            link.close(); // the reader sees it and ends the connection
+        }
     }
 
     @Override
     public void reply(Dispatcher.Call c, FrameBuffer out, List<Remote> pins) {
+        if (onewayRun.get() != 0) {
+            confirmOneways(); // on the way anyway: fewer run calls the client would count lost with the connection
+        }
         if (pins != null) {
             out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
             pinned.pin(c.callId, pins);

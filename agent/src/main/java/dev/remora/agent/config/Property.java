@@ -88,6 +88,22 @@ public enum Property {
                     + " without Remora fails on it with StreamCorruptedException); ObjectInputStream and the"
                     + " application's subclasses of it read either format, the subclasses' resolveClass,"
                     + " resolveProxyClass and resolveObject honoured; jdk = untouched."),
+    ASYNC("remora.async", "", methods(),
+            "Server: one-way methods. The client's call returns once it is sent; the server runs it in order with"
+                    + " that client thread's other calls and sends no reply (what it throws is logged and counted)."
+                    + " Only void methods declaring no checked exception but RemoteException (others are refused"
+                    + " with one line and stay synchronous). Clients learn it from the server, with no setting."),
+    FUTURE("remora.future", "", methods(),
+            "Server: methods whose client gets the result as a future: an object of the return interface that"
+                    + " waits for the reply when first used, then behaves as the result. Only methods returning a"
+                    + " non-remote interface and declaring no checked exception but RemoteException."),
+    ASYNC_MAX_PENDING("remora.async.maxPending", "1024", integer(1, 1_000_000),
+            "Client: one-way calls a connection may carry that the server has not yet confirmed run; the next"
+                    + " one waits (the server's queue for a connection stays within this)."),
+    ASYNC_BATCH("remora.async.batch", "true", values("true", "false"),
+            "Client: one-way calls that follow one another on a socket connection leave together in one write, within"
+                    + " about 20 us (plus the timer's slack) of the first, before any other call, or at 32 KB; false"
+                    + " = each in its own write. Over fabric each call is its own message."),
     STATS("remora.stats", "false", values("true", "false"),
             "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types."),
     STATS_STREAMS("remora.stats.streams", "false", values("true", "false"),
@@ -172,6 +188,38 @@ public enum Property {
         return new Allowed.Free(text);
     }
 
+    private static Allowed methods() {
+        return new Allowed.Methods();
+    }
+
+    /**
+     * The entries of a method list ({@code remora.async}, {@code remora.future}): split at commas outside
+     * parentheses, trimmed, empty ones dropped.
+     */
+    public static List<String> methodList(String value) {
+        List<String> out = new ArrayList<>();
+        if (value == null) {
+            return out;
+        }
+        int depth = 0;
+        int from = 0;
+        for (int i = 0; i <= value.length(); i++) {
+            char c = i == value.length() ? ',' : value.charAt(i);
+            if (c == '(') {
+                depth++;
+            } else if (c == ')') {
+                depth--;
+            } else if (c == ',' && (depth == 0 || i == value.length())) { // an unclosed '(' keeps its entry whole
+                String s = value.substring(from, i).trim();
+                if (!s.isEmpty()) {
+                    out.add(s);
+                }
+                from = i + 1;
+            }
+        }
+        return out;
+    }
+
     private static Allowed integer(int min, int max) {
         return new Allowed.IntRange(min, max);
     }
@@ -230,6 +278,28 @@ public enum Property {
             @Override
             String describe() {
                 return text;
+            }
+        }
+
+        /** A comma list of pkg.Class#method or pkg.Class#method(type,...), possibly empty. */
+        static final class Methods extends Allowed {
+            @Override
+            String check(String value) {
+                for (String e : methodList(value)) {
+                    int hash = e.indexOf('#');
+                    int open = e.indexOf('(');
+                    if (hash <= 0 || hash == e.length() - 1 || e.indexOf('#', hash + 1) >= 0
+                            || open >= 0 && (open < hash || open == hash + 1 || !e.endsWith(")"))) {
+                        return "'" + e + "' is not pkg.Class#method or pkg.Class#method(type,...)";
+                    }
+                }
+                return null;
+            }
+
+            @Override
+            String describe() {
+                return "comma list of pkg.Class#method or pkg.Class#method(type,...), types as int, java.lang.String,"
+                        + " byte[]; empty = none";
             }
         }
 

@@ -39,6 +39,18 @@ public final class Stats {
     public final LongAdder linksFabric = new LongAdder();
     public final LongAdder linksSocket = new LongAdder();
 
+    /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
+    public final LongAdder onewayCalls = new LongAdder();
+    public final LongAdder futureCalls = new LongAdder();
+    /** Writes that carried held-back one-way calls (remora.async.batch): oneway_calls / oneway_batches per write. */
+    public final LongAdder onewayBatches = new LongAdder();
+    /** One-way calls that threw on this server (nobody waited for them). */
+    public final LongAdder onewayExceptions = new LongAdder();
+    /** One-way calls this client sent on a connection that broke before the server confirmed them. */
+    public final LongAdder onewayUnconfirmed = new LongAdder();
+    /** Declared asynchronous methods refused at export (they stay synchronous), once per export. */
+    public final LongAdder asyncRefused = new LongAdder();
+
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
 
     /** Counts one fallback to plain RMI for {@code reason}. */
@@ -78,6 +90,12 @@ public final class Stats {
         m.put("dispatch_handoffs", handoffs.sum());
         m.put("links_fabric", linksFabric.sum());
         m.put("links_socket", linksSocket.sum());
+        m.put("oneway_calls", onewayCalls.sum());
+        m.put("future_calls", futureCalls.sum());
+        m.put("oneway_batches", onewayBatches.sum());
+        m.put("oneway_exceptions", onewayExceptions.sum());
+        m.put("oneway_unconfirmed", onewayUnconfirmed.sum());
+        m.put("async_refused", asyncRefused.sum());
         m.put("advice_errors", adviceErrors.sum());
         return m;
     }

@@ -33,6 +33,14 @@ public interface Link extends Closeable {
 
     boolean isOpen();
 
+    /**
+     * Whether {@link #send} may be given several whole frames back to back in one buffer (a stream transport, whose
+     * receiver cuts the stream into frames); a message transport carries one frame per message.
+     */
+    default boolean carriesFrameRuns() {
+        return false;
+    }
+
     /** Closes the connection; never throws. */
     @Override
     void close();

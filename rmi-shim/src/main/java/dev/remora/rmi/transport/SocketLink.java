@@ -56,6 +56,11 @@ final class SocketLink implements Link {
     }
 
     @Override
+    public boolean carriesFrameRuns() {
+        return true;
+    }
+
+    @Override
     public void send(FrameBuffer frame) throws IOException {
         if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
             frame.absorbTail(); // one write: a second syscall costs more than copying this much
@@ -102,7 +107,7 @@ final class SocketLink implements Link {
         fill(Frame.HEADER);
         int length = FrameBuffer.getInt(rbuf, rpos);
         byte kind = rbuf[rpos + Frame.OFF_KIND];
-        if (length < Frame.HEADER || length > maxFrame || kind < Frame.CALL || kind > Frame.ACK) {
+        if (length < Frame.HEADER || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
             close();
             throw new MalformedFrameException("malformed Remora frame from " + peer + ": length " + length
                     + ", kind " + kind + " (largest frame accepted: " + maxFrame + " bytes); connection closed");

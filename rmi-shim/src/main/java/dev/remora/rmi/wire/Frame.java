@@ -7,23 +7,37 @@ package dev.remora.rmi.wire;
  * <pre>
  * offset size  field
  *  0      4    length    whole frame in bytes, this field included
- *  4      1    kind      CALL, ONEWAY, REPLY, EXCEPTION, PING, PONG, ACK
+ *  4      1    kind      CALL, ONEWAY, REPLY, EXCEPTION, PING, PONG, ACK, ONEWAY_ACK
  *  5      1    flags     REPLY: NEEDS_ACK (the result carried remote references: ack once they are registered);
  *                        CALL, ONEWAY, REPLY, EXCEPTION: FAST (the payload is in Remora's serializer format);
  *                        REPLY, EXCEPTION: ABORTED (the server could not serialize the result or exception: the
  *                        payload is the IOException that stopped it, which JRMP's stream would carry as
  *                        TC_EXCEPTION and its client read as a WriteAbortedException);
  *                        EXCEPTION: BROKEN (no payload: writing the result failed with a RuntimeException or Error,
- *                        where JRMP's server drops the connection after the normal return's header)
+ *                        where JRMP's server drops the connection after the normal return's header);
+ *                        REPLY, EXCEPTION: DECLARES (the payload starts with the called object's asynchronous
+ *                        methods, see below)
  *  6      2    lane      CALL: the caller's lane (unsigned; 0: none), what a JRMP connection is to its client thread:
  *                        the server serves a lane's calls on one thread while it is in use; other kinds: 0
- *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection
+ *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection;
+ *                        ONEWAY_ACK: the number of one-way calls the server has run since its last ONEWAY_ACK
  * CALL and ONEWAY go on with:
  * 12     22    ObjID     objNum (8), UID unique (4), time (8), count (2), as ObjID.write
  * 34      8    method    RMI's method hash (sun.rmi.server.Util.computeMethodHash)
  * 42      ...  payload   arguments
  * REPLY: 12 ... the result; EXCEPTION: 12 ... the exception; either with ABORTED: 12 ... the IOException.
+ * REPLY and EXCEPTION with DECLARES: first the declarations section, then the payload as above:
+ * 12      2    n         one-way methods of the called object (remora.async on the server)
+ * 14      2    m         future methods (remora.future)
+ * 16      8n   hashes    the one-way methods' RMI hashes, then 8m: the future methods'
  * </pre>
+ *
+ * <p>DECLARES is set on the reply to the first call to an object (ObjID) on a connection when that object has
+ * asynchronous methods; the client then sends those methods' calls as ONEWAY frames, or as CALLs whose reply it waits
+ * for only when the result is used. The server answers ONEWAY with no reply; it sends ONEWAY_ACK (no payload) as it
+ * runs them (every few calls, before a reply, and once drained after a PING), which the client counts against
+ * {@code remora.async.maxPending}; a client waiting at that bound sends a PING. One-way frames may follow one another
+ * in one write of a stream link (remora.async.batch): the receiver cuts them apart as any frames.
  *
  * Payload: if every value is primitive (or void), the values in order, big-endian, without a stream; else, without
  * FAST, a JDK serialization stream with RMI's class annotations and remote-object replacement holding all values in
@@ -41,10 +55,10 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
-     * 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
+     * 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES. 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
-    public static final short VERSION = 4;
+    public static final short VERSION = 5;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;
@@ -54,11 +68,15 @@ public final class Frame {
     public static final byte PING = 5;
     public static final byte PONG = 6;
     public static final byte ACK = 7;
+    public static final byte ONEWAY_ACK = 8;
+    /** The highest kind: a link takes a frame of another kind for a malformed one. */
+    public static final byte LAST_KIND = ONEWAY_ACK;
 
     public static final byte FLAG_NEEDS_ACK = 1;
     public static final byte FLAG_FAST = 2;
     public static final byte FLAG_ABORTED = 4;
     public static final byte FLAG_BROKEN = 8;
+    public static final byte FLAG_DECLARES = 16;
 
     public static final int HEADER = 12;
     public static final int CALL_HEADER = HEADER + 22 + 8;
@@ -91,6 +109,16 @@ public final class Frame {
         b.putInt(0, b.frameLength());
     }
 
+    /** Positions reply frame {@code f} at its payload: after the header and, with DECLARES, the declarations. */
+    public static void toPayload(FrameBuffer f) {
+        byte[] a = f.array();
+        int at = HEADER;
+        if ((a[OFF_FLAGS] & FLAG_DECLARES) != 0) {
+            at += 4 + 8 * ((FrameBuffer.getShort(a, HEADER) & 0xffff) + (FrameBuffer.getShort(a, HEADER + 2) & 0xffff));
+        }
+        f.position(at);
+    }
+
     public static String kindName(int kind) {
         switch (kind) {
             case CALL: return "CALL";
@@ -100,6 +128,7 @@ public final class Frame {
             case PING: return "PING";
             case PONG: return "PONG";
             case ACK: return "ACK";
+            case ONEWAY_ACK: return "ONEWAY_ACK";
             default: return "unknown(" + kind + ")";
         }
     }

@@ -28,6 +28,14 @@ final class Rig implements AutoCloseable {
     final AtomicInteger descriptors = new AtomicInteger();
     final AtomicInteger handoffs = new AtomicInteger();
     final List<String> notes = new ArrayList<>();
+    /** One-way calls that threw on the server: "method: exception". */
+    final List<String> onewayFailures = new java.util.concurrent.CopyOnWriteArrayList<>();
+    final AtomicInteger onewaySent = new AtomicInteger();
+    final AtomicInteger futuresMade = new AtomicInteger();
+    final AtomicInteger unconfirmed = new AtomicInteger();
+    /** Writes of held-back one-way calls, and the calls they carried. */
+    final AtomicInteger onewayBatches = new AtomicInteger();
+    final AtomicInteger onewayBatched = new AtomicInteger();
     final RemoraRouter client;
     final RemoraRouter server;
     private final ServerSocket ss;
@@ -44,8 +52,10 @@ final class Rig implements AutoCloseable {
             }
 
             @Override
-            public synchronized void note(String key, String message) {
-                notes.add(key + ": " + message);
+            public void note(String key, String message) {
+                synchronized (notes) {
+                    notes.add(key + ": " + message);
+                }
             }
 
             @Override
@@ -56,6 +66,28 @@ final class Rig implements AutoCloseable {
             @Override
             public void handoff() {
                 handoffs.incrementAndGet();
+            }
+
+            @Override
+            public void asyncCall(boolean future) {
+                (future ? futuresMade : onewaySent).incrementAndGet();
+            }
+
+            @Override
+            public void onewayBatch(int calls) {
+                onewayBatches.incrementAndGet();
+                onewayBatched.addAndGet(calls);
+            }
+
+            @Override
+            public void onewayFailed(String method, Throwable thrown) {
+                onewayFailures.add(method + ": " + thrown);
+            }
+
+            @Override
+            public void onewayUnconfirmed(int n, String message) {
+                unconfirmed.addAndGet(n);
+                note("oneway-unconfirmed", message);
             }
         };
         client = new RemoraRouter(clientOptions.listener(l).transport(RouterOptions.Transport.SOCKET));
@@ -147,6 +179,22 @@ final class Rig implements AutoCloseable {
     /** The stub JRMP made when {@code impl} was exported by {@link #export}. */
     Remote stub(Remote impl) {
         return stubs.get(impl);
+    }
+
+    /** Closes every connection the server accepted so far, as a server that died would have them closed. */
+    void dropConnections() throws IOException {
+        synchronized (sockets) {
+            for (Socket s : sockets) {
+                s.close();
+            }
+            sockets.clear();
+        }
+    }
+
+    List<String> notes() {
+        synchronized (notes) {
+            return new ArrayList<>(notes);
+        }
     }
 
     /** Server-side sockets accepted so far (closed when their connection ended). */

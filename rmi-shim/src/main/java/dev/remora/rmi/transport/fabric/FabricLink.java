@@ -229,7 +229,7 @@ public final class FabricLink implements Link {
         ByteBuffer m = endpoint.received();
         int length = n >= Frame.HEADER ? m.getInt(0) : -1;
         byte kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
-        if (length != n || length > maxFrame || kind < Frame.CALL || kind > Frame.ACK) {
+        if (length != n || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
             close();
             throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: a message of "
                     + n + " bytes, header length " + length + ", kind " + kind + " (largest frame accepted: "

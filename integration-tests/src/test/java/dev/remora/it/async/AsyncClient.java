@@ -1,0 +1,121 @@
+package dev.remora.it.async;
+
+import java.lang.reflect.Proxy;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.rmi.RemoteException;
+import java.rmi.registry.LocateRegistry;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code AsyncClient <registryPort> async|sync} runs a session against {@link AsyncServer} and prints one OK line per
+ * step: async expects Remora's asynchronous calls (the agent on both sides), sync plain RMI's synchronous ones (no
+ * agent here), with the same results. {@code AsyncClient <registryPort> kill <file>} leaves one-way calls and a
+ * future pending, prints PENDING, waits for {@code file} (the test kills the server first), then checks that the next
+ * call and the future throw RemoteExceptions. Exits 1 at the first surprise.
+ */
+public final class AsyncClient {
+    public static void main(String[] args) throws Exception {
+        Ledger ledger = (Ledger) LocateRegistry.getRegistry("127.0.0.1", Integer.parseInt(args[0])).lookup("ledger");
+        String mode = args[1];
+        ledger.entries(-1); // the first call: synchronous, its reply tells the client what is asynchronous
+        if (mode.equals("kill")) {
+            kill(ledger, args[2]);
+            return;
+        }
+        boolean async = mode.equals("async");
+        order(ledger);
+        try {
+            ledger.boom("kaboom");
+            check(async, "boom threw nothing on plain RMI");
+        } catch (IllegalStateException e) {
+            check(!async, "a one-way call's exception reached the caller: " + e);
+        }
+        System.out.println("BOOM-OK");
+        long t0 = System.nanoTime();
+        Ledger.Summary s = ledger.summary("sum", 500);
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        check(Proxy.isProxyClass(s.getClass()) == async, "summary returned a " + s.getClass());
+        check(async ? took < 300 : took >= 500, "summary took " + took + " ms");
+        Ledger.SummaryImpl same = new Ledger.SummaryImpl("sum");
+        check(s.name().equals("sum"), "name " + s.name());
+        check(s.equals(same) && s.hashCode() == same.hashCode() && s.toString().equals("Summary[sum]"),
+                "equals/hashCode/toString of " + s);
+        System.out.println("FUTURE-OK");
+        check(ledger.total() == 8 * 300, "total " + ledger.total());
+        System.out.println("TOTAL-OK");
+    }
+
+    private static void order(Ledger ledger) throws Exception {
+        int threads = 8;
+        int calls = 300;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        List<Future<String>> done = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int me = t;
+            done.add(pool.submit(() -> {
+                for (int i = 0; i < calls; i++) {
+                    ledger.add(me, i);
+                }
+                int[] seen = ledger.entries(me);
+                if (seen.length != calls) {
+                    return "thread " + me + " saw " + seen.length + " of its calls run";
+                }
+                for (int i = 0; i < calls; i++) {
+                    if (seen[i] != i) {
+                        return "thread " + me + ": entry " + i + " is call " + seen[i];
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<String> f : done) {
+            String problem = f.get(60, TimeUnit.SECONDS);
+            check(problem == null, problem);
+        }
+        pool.shutdown();
+        System.out.println("ORDER-OK");
+    }
+
+    private static void kill(Ledger ledger, String file) throws Exception {
+        Ledger.Summary late = ledger.summary("late", 10_000);
+        for (int i = 0; i < 5; i++) {
+            ledger.slow(300);
+        }
+        System.out.println("PENDING");
+        System.out.flush();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!Files.exists(Paths.get(file))) {
+            check(System.nanoTime() < deadline, "the test never killed the server");
+            Thread.sleep(20);
+        }
+        Thread.sleep(200);
+        try {
+            ledger.entries(0);
+            check(false, "a call after the server died returned");
+        } catch (RemoteException e) {
+            System.out.println(("LOST-OK " + e).replace('\n', ' '));
+        }
+        try {
+            late.name();
+            check(false, "a future of a dead server gave a result");
+        } catch (UndeclaredThrowableException e) {
+            check(e.getCause() instanceof RemoteException, "the future threw " + e.getCause());
+            System.out.println(("FUTURE-DEAD-OK " + e.getCause()).replace('\n', ' '));
+        }
+    }
+
+    private static void check(boolean ok, String problem) {
+        if (!ok) {
+            System.out.println("FAILED " + problem);
+            System.out.flush();
+            System.exit(1);
+        }
+    }
+}

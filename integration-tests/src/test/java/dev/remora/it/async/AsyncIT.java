@@ -1,0 +1,150 @@
+package dev.remora.it.async;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.it.Jvm;
+import dev.remora.it.Jvm.Jdk;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Asynchronous calls with real JVMs on JDK 17 and 25: a server declares one-way methods and a future
+ * (remora.async, remora.future) and one refused declaration; a client with the agent gets one-way calls in its
+ * threads' order and a future, with no setting of its own; a client without it gets the same results synchronously;
+ * a server killed with one-way calls and a future pending makes the next call and the future throw RemoteExceptions.
+ */
+class AsyncIT {
+    private static final String LOOPBACK = "-Djava.rmi.server.hostname=127.0.0.1";
+    private static final String L = Ledger.class.getName();
+
+    static List<String> server(String... more) {
+        List<String> l = new ArrayList<>(List.of(Jvm.javaagent(null), "-Dremora.stats=true", LOOPBACK,
+                "-Dremora.async=" + L + "#add," + L + "#boom," + L + "#slow(int)," + L + "#total",
+                "-Dremora.future=" + L + "#summary"));
+        l.addAll(Arrays.asList(more));
+        return l;
+    }
+
+    static List<String> client(boolean agent, String... more) {
+        List<String> l = new ArrayList<>();
+        if (agent) {
+            l.add(Jvm.javaagent(null));
+            l.add("-Dremora.stats=true");
+        }
+        l.add(LOOPBACK);
+        l.addAll(Arrays.asList(more));
+        return l;
+    }
+
+    /** Runs the client session; returns {client, server} after both ended (the server by SIGTERM, for its stats). */
+    private static Jvm[] session(Jdk jdk, boolean agent, String mode, String... options) throws Exception {
+        int port = Jvm.freePort();
+        int objectPort = Jvm.freePort();
+        Jvm server = Jvm.start(jdk, server(options), AsyncServer.class.getName(), String.valueOf(port),
+                String.valueOf(objectPort));
+        try {
+            server.awaitLine("READY", 60);
+        } catch (Exception | Error e) {
+            server.close();
+            throw e;
+        }
+        try (Jvm client = Jvm.start(jdk, client(agent, options), AsyncClient.class.getName(), String.valueOf(port),
+                mode)) {
+            int exit = client.waitFor(120);
+            assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
+            server.stop();
+            return new Jvm[] {client, server};
+        } finally {
+            server.close();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aClientWithTheAgentMakesTheDeclaredCallsAsynchronous(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm[] r = session(jdk, true, "async");
+        Jvm client = r[0];
+        Jvm server = r[1];
+        assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "TOTAL-OK"), client.stdoutLines(),
+                client::describe);
+        assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
+        assertEquals(1, client.stat("future_calls"), client::describe);
+        assertEquals(1, client.stat("links_fabric") + client.stat("links_socket"), client::describe);
+        if (client.stat("links_fabric") == 1) {
+            assertEquals(0, client.stat("oneway_batches"), client::describe); // a fabric message holds one frame
+        }
+        assertTrue(client.stat("calls_remora") >= 8 * 300 + 8 + 4, client::describe);
+        assertEquals(1, server.stat("oneway_exceptions"), server::describe);
+        assertEquals(1, server.stat("async_refused"), server::describe);
+        String err = server.stderr();
+        assertTrue(err.contains("remora.async: " + L + "#total() stays synchronous: it returns int"), err);
+        assertTrue(err.contains("one-way call " + L + "#boom(java.lang.String) threw java.lang.IllegalStateException:"
+                + " kaboom"), err);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void onewayCallsOverSocketsLeaveTogether(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm[] r = session(jdk, true, "async", "-Dremora.transport=socket");
+        Jvm client = r[0];
+        assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "TOTAL-OK"), client.stdoutLines(),
+                client::describe);
+        assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
+        long writes = client.stat("oneway_batches");
+        assertTrue(writes > 0 && writes < 8 * 300, () -> writes + " writes\n" + client.describe());
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aClientWithoutTheAgentStaysSynchronousWithTheSameResults(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm[] r = session(jdk, false, "sync");
+        Jvm client = r[0];
+        Jvm server = r[1];
+        assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "TOTAL-OK"), client.stdoutLines(),
+                client::describe);
+        assertEquals(0, server.stat("oneway_exceptions"), server::describe);
+        assertTrue(server.stat("server_jrmp_dispatches") >= 8 * 300 + 8 + 4, server::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aServerKilledWithOnewayCallsPendingMakesTheNextCallThrow(Jdk jdk) throws Exception {
+        jdk.require();
+        int port = Jvm.freePort();
+        int objectPort = Jvm.freePort();
+        Path killed = Files.createTempFile("remora-async-killed", "");
+        Files.delete(killed);
+        try (Jvm server = Jvm.start(jdk, server(), AsyncServer.class.getName(), String.valueOf(port),
+                String.valueOf(objectPort))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, client(true), AsyncClient.class.getName(), String.valueOf(port), "kill",
+                    killed.toString())) {
+                client.awaitLine("PENDING", 60);
+                server.close(); // SIGKILL, as the machine or the process dying would
+                Files.createFile(killed);
+                int exit = client.waitFor(120);
+                assertEquals(0, exit, client::describe);
+                List<String> out = client.stdoutLines();
+                assertEquals(3, out.size(), client::describe);
+                assertTrue(out.get(1).startsWith("LOST-OK java.rmi.UnmarshalException: Error unmarshaling return"
+                        + " header"), client::describe);
+                assertTrue(out.get(1).contains("one-way call(s) to") && out.get(1).contains("were not confirmed"),
+                        client::describe);
+                assertTrue(out.get(2).startsWith("FUTURE-DEAD-OK java.rmi."), client::describe);
+                long lost = client.stat("oneway_unconfirmed");
+                assertTrue(lost >= 4 && lost <= 5, () -> lost + "\n" + client.describe());
+            }
+        } finally {
+            Files.deleteIfExists(killed);
+        }
+    }
+}
