@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Remora's main job: run the RMI benchmark collection (bench, dev.remora.bench.rmi) in a server JVM and a client
 # JVM per configuration - vanilla RMI and every agent configuration the agent says it implements - and print a table
-# shaped like seed 000's Table 3: microseconds per call per configuration and the share of time saved against
+# shaped like Table 3 of "KaRMI": microseconds per call per configuration and the share of time saved against
 # vanilla. Configurations alternate in rounds (round 1: all, round 2: all, ...) so machine drift hits all alike;
 # each cell is the median of the round medians. Results: results/<timestamp>/ (summary.md, summary.csv, raw/, logs/).
 #
 #   scripts/compare.sh                 quick run (a few minutes): n = 50 and 5000, 3 rounds
-#   scripts/compare.sh --full          every kernel/object of seed 000 section 6.1 (n = 50 ... 20000)
+#   scripts/compare.sh --full          every kernel/object of "KaRMI" section 6.1 (n = 50 ... 20000)
 #   scripts/compare.sh --apps          the papers' parallel apps (SOR, ASP, LEQ, Radix, ...), N rank JVMs each, plainly
 #                                      and with each configuration: wall, compute phase, CPU, calls; box plots
 #   scripts/compare.sh --help          all options
@@ -23,7 +23,7 @@ MAIN_PKG="dev.remora.bench.rmi"
 usage() {
     cat <<EOF
 usage: scripts/compare.sh [options]
-  --full                 every object and size of seed 000 section 6.1, more repetitions (default: quick)
+  --full                 every object and size of "KaRMI" section 6.1, more repetitions (default: quick)
   --apps                 run the papers' parallel applications instead of the kernels (scripts/lib/compare-apps.sh):
                          each app as N rank JVMs, every configuration, in rounds; report with a box plot per app
   --apps-list a,b        with --apps: which apps (default sor,asp,leq,radix,water,hamming,paraffin)
@@ -472,7 +472,7 @@ echo
 configs_csv="$(IFS=,; echo "${RUN[*]}")"
 "$JAVA" -cp "$CLASSES" "$MAIN_PKG.CompareReport" --dir "$OUT" --configs "$configs_csv" --baseline "$BASELINE" \
     || die "could not build the report from $OUT/raw (see $OUT/logs)"
-# Figure 5 of seed 000 per kernel: each object/size a dot, % of time saved against the baseline per configuration.
+# Figure 5 of "KaRMI" per kernel: each object/size a dot, % of time saved against the baseline per configuration.
 awk -F, -v base="$BASELINE" 'NR == 1 { print "chart,config,saved_pct"; next }
     $1 != base && $10 != "" { print "kernel-" $2 "," $1 "," $10; print "kernel-all," $1 "," $10 }' \
     "$OUT/summary.csv" >"$OUT/points-kernels.csv"
@@ -481,7 +481,7 @@ if [[ -f "$ROOT/bench/target/benchmarks.jar" ]] && [[ $(wc -l <"$OUT/points-kern
         --in "$OUT/points-kernels.csv" --out-dir "$OUT/plots" --baseline "$BASELINE" --what "time per call" \
         >"$OUT/logs/plot.log" 2>&1; then
     {
-        echo; echo "## Box plots (Figure 5 of seed 000: % of time saved against $BASELINE, each dot an object/size)"; echo
+        echo; echo "## Box plots (Figure 5 of "KaRMI": % of time saved against $BASELINE, each dot an object/size)"; echo
         for png in "$OUT"/plots/kernel-*.png; do echo "![$(basename "$png" .png)](plots/$(basename "$png"))"; echo; done
     } >>"$OUT/summary.md"
 else

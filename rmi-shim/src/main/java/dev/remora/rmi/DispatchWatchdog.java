@@ -9,7 +9,7 @@ import java.util.concurrent.locks.LockSupport;
  * For {@code remora.dispatch=auto}: one daemon thread per JVM that looks, every half hand-off time, for a server
  * connection whose reading thread has been running a call for longer than the hand-off time, and gives reading of
  * that connection to a pool thread ({@link ServerConnection#handOffIfStuck}). Short calls thus run on the thread
- * that read them, with no thread switch, as Manta's upcalls do (seed 001 §2.2), and a call that blocks (a callback
+ * that read them, with no thread switch, as Manta's upcalls do ("Manta" §2.2), and a call that blocks (a callback
  * into the client, a lock, a long computation) holds up the other calls of its connection for about one hand-off
  * time only.
  *

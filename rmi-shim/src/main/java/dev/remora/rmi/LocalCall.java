@@ -12,7 +12,7 @@ import java.rmi.UnmarshalException;
 import java.util.List;
 
 /**
- * The co-located short-cut (seed 000 section 4.2): a call on a stub for an object exported in this JVM runs the
+ * The co-located short-cut ("KaRMI" section 4.2): a call on a stub for an object exported in this JVM runs the
  * implementation on the caller's thread, with no connection, and with what a call over loopback would observe, because
  * it is the network path without the link: the caller marshals the arguments as {@link RemoraRouter} does, the
  * {@link Dispatcher} serves the call (target, call count, context class loader, method, arguments through the export's

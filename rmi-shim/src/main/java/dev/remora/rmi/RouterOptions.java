@@ -11,7 +11,7 @@ import dev.remora.serializer.TypeCacheMode;
 public final class RouterOptions {
     /**
      * Server threads: AUTO runs a call on the thread that read it and, when the call outlasts
-     * {@link #handoffMicros}, gives reading to a pool thread (seed 001 §2.2); POOL hands every call to a pool made
+     * {@link #handoffMicros}, gives reading to a pool thread ("Manta" §2.2); POOL hands every call to a pool made
      * ahead of time; INLINE runs every call on the reading thread (a blocked call holds up its connection).
      */
     public enum Dispatch { AUTO, POOL, INLINE }

@@ -8,7 +8,7 @@ import java.nio.ByteOrder;
  * Byte-array views used by the streams and by generated codecs. Writers always use the {@code N*} (native order)
  * views: primitives go out in the sender's byte order. A reader picks {@code N*} when the sender's order equals its
  * own and {@code S*} (swapped) otherwise, so only a receiver whose order differs pays for conversion
- * (receiver-makes-right, seed 001 section 2.3). The fields are static finals, so the JIT folds them to plain loads
+ * (receiver-makes-right, "Manta" section 2.3). The fields are static finals, so the JIT folds them to plain loads
  * and stores.
  */
 final class Bytes {

@@ -1,7 +1,7 @@
 package dev.remora.serializer;
 
 /**
- * How long a connection remembers the classes it has described (seed 003 section 3.3, "two kinds of reset").
+ * How long a connection remembers the classes it has described ("UKA-serialization" section 3.3, "two kinds of reset").
  * The agent maps {@code remora.typecache} onto this.
  */
 public enum TypeCacheMode {

@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The per-connection type cache (seed 003 section 3.3) and the message layout. */
+/** The per-connection type cache ("UKA-serialization" section 3.3) and the message layout. */
 class TypeTableTest {
 
     @Test

@@ -18,7 +18,7 @@ import java.util.function.ToDoubleBiFunction;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Turns the per-round CSV files of {@code scripts/compare.sh} into a table shaped like seed 000's Table 3: one row
+ * Turns the per-round CSV files of {@code scripts/compare.sh} into a table shaped like Table 3 of "KaRMI": one row
  * per kernel/object, one column per configuration with microseconds per call (calls/s for star) and the share of
  * time saved against the baseline. Per kernel/object and configuration the figure is the median of the round
  * medians. Client-side {@code [remora] stats-csv} lines found in the logs show calls on Remora's path vs JRMP.
@@ -275,7 +275,7 @@ public final class CompareReport {
         return sb.toString();
     }
 
-    /** Median over rows of {@link #savedPercent} (seed 000's fat dot in Figure 5). */
+    /** Median over rows of {@link #savedPercent} (the fat dot in "KaRMI"'s Figure 5). */
     public double medianSaved(String config) {
         return medianOverRows(config, this::savedPercent);
     }

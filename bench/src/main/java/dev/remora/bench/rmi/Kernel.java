@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The kernels of seed 000 section 6.1 plus two of Remora's own: the raw Java TCP ping-pong (the floor that
+ * The kernels of "KaRMI" section 6.1 plus two of Remora's own: the raw Java TCP ping-pong (the floor that
  * Remora's null ping is judged against) and {@code throw(obj)} (the exception path). {@link #id()} is the CSV
  * value and what {@code --kernels} takes; {@link #label()} is the row title in reports.
  */

@@ -10,7 +10,7 @@ import java.util.List;
  */
 public record ObjectSpec(Kind kind, int n) {
 
-    /** Array lengths of seed 000's collection. */
+    /** Array lengths of "KaRMI"'s collection. */
     public static final int[] ALL_SIZES = {50, 200, 500, 2000, 5000, 20000};
 
     /** The kinds of parameter object; {@code NONE} for kernels without one. */

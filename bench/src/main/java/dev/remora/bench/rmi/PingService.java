@@ -4,7 +4,7 @@ import java.rmi.Remote;
 import java.rmi.RemoteException;
 
 /**
- * The remote interface of the benchmark collection (seed 000, section 6.1). A plain RMI interface: nothing here
+ * The remote interface of the benchmark collection ("KaRMI", section 6.1). A plain RMI interface: nothing here
  * knows about Remora. Java cannot overload on the return type alone, so {@code obj ping(obj)} is {@link #echo}.
  *
  * <p>The void kernels remember what they received in plain fields (no work on the timed path);

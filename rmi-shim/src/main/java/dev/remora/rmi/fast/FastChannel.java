@@ -13,7 +13,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The fast serializer's state of one side of one Remora connection: a write-side and a read-side type table
- * (separate objects), and one reused stream for each (seed 003: objects reset per call, types kept per connection).
+ * (separate objects), and one reused stream for each ("UKA-serialization": objects reset per call, types kept per connection).
  *
  * <p>Type ids are assigned in the order messages are written and learnt in the order they are read, so:
  * <ul>

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Whether the machine's CPUs are wanted by others: then a receiver waiting for a frame blocks at once instead of
- * spinning, because spinning pays only while a CPU would otherwise idle (seed 001's upcalls spin on a dedicated
+ * spinning, because spinning pays only while a CPU would otherwise idle (Manta's upcalls spin on a dedicated
  * network; an application whose threads compute on every CPU must not lose them to Remora's waits).
  *
  * <p>What the machine shows: the runnable threads of the whole system ({@code /proc/loadavg}'s fourth field, read at

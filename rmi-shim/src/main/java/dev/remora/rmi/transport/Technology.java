@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.net.Socket;
 
 /**
- * A way two Remora JVMs exchange frames (KaRMI's "technology object", seed 000 s4.3). Each side advertises the
+ * A way two Remora JVMs exchange frames (KaRMI's "technology object", "KaRMI" section 4.3). Each side advertises the
  * technologies it has as bits in the hello on the JRMP port; the best one both have is used. The negotiation socket is
  * handed to {@link #open}: the socket technology keeps using it, a libfabric technology would swap fabric addresses
  * over it and return a fabric endpoint.

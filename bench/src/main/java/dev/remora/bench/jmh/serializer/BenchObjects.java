@@ -6,7 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The objects of the serializer issue's benchmark list (seed 003 Table 2 plus arrays and a realistic graph). */
+/** The objects of the serializer issue's benchmark list ("UKA-serialization" Table 2 plus arrays and a realistic graph). */
 public final class BenchObjects {
     private BenchObjects() {
     }

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Serializer micro-benchmarks of the serializer issue: write, read and write+read of one object per call, for
- * Remora (per-connection type cache; {@code remoraCallTypes} forgets types every call, seed 003 Table 2), JDK
+ * Remora (per-connection type cache; {@code remoraCallTypes} forgets types every call, "UKA-serialization" Table 2), JDK
  * serialization with a fresh stream per call (as RMI does), Kryo and Fory with registered classes. Bytes per call
  * are printed at setup ("bytes: ...") and by {@link SerializerBytes}.
  *

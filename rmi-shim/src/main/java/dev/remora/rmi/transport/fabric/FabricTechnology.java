@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Remora's frames over libfabric (seed 000's "technology object" for a user-level network): chosen in the hello
+ * Remora's frames over libfabric (the "technology object" of "KaRMI" for a user-level network): chosen in the hello
  * when both JVMs have the native library, else the socket technology is.
  *
  * <p>{@link #open} runs a short handshake over the negotiated TCP connection: the client lists the providers it
