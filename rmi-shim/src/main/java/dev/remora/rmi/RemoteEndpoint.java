@@ -109,7 +109,7 @@ final class RemoteEndpoint {
             s.setSoTimeout(wait);
             int offered = 0;
             for (Technology t : technologies) {
-                if (t.available()) {
+                if (t.worthOffering(s) && t.available()) {
                     offered |= t.bit();
                 }
             }

@@ -21,6 +21,14 @@ public interface Technology {
     boolean available();
 
     /**
+     * Whether the client should offer it to the peer at the other end of {@code connected} at all, decided without
+     * waiting for {@link #available()} (which may be probing a native library): false leaves it out of the hello.
+     */
+    default boolean worthOffering(Socket connected) {
+        return true;
+    }
+
+    /**
      * Builds the link over a negotiated connection.
      *
      * @param socket the connection the hello went over, already past the hello

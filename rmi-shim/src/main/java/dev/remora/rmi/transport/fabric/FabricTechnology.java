@@ -13,6 +13,9 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -206,6 +209,38 @@ public final class FabricTechnology implements Technology {
         settings.listener.debug("fabric link to " + link.peer() + " over " + link.provider()
                 + (link.sharedRings() ? " with shared rings" : ""));
         return link;
+    }
+
+    /**
+     * Under {@code remora.transport=auto} with the provider left to Remora, a peer on another host is offered libfabric
+     * only when this machine has an RDMA device: across hosts only verbs and efa beat Remora's socket transport
+     * ({@link #BEHIND_SOCKET}), and both need one. Without, the client's hello leaves fabric out at once instead of
+     * waiting for libfabric's probe (0.3-0.8 s of a JVM's first call to another host here) to learn that.
+     */
+    @Override
+    public boolean worthOffering(Socket socket) {
+        if (settings.requested || !"auto".equals(settings.provider) || (!hostsApart && sameHost(socket))) {
+            return true;
+        }
+        if (rdmaDevices(INFINIBAND)) {
+            return true;
+        }
+        settings.listener.debug("socket transport to " + socket.getInetAddress().getHostAddress() + ": another host,"
+                + " and no RDMA device here (" + INFINIBAND + "), so no libfabric provider would beat the socket"
+                + " transport (docs/transports.md)");
+        return false;
+    }
+
+    /** Where Linux lists RDMA devices (InfiniBand, RoCE and iWARP NICs, EFA): verbs and efa need one. */
+    static final Path INFINIBAND = Path.of("/sys/class/infiniband");
+
+    /** Whether {@code dir} lists at least one device. */
+    static boolean rdmaDevices(Path dir) {
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            return ds.iterator().hasNext();
+        } catch (IOException | RuntimeException e) {
+            return false; // no such class: no RDMA stack, no device
+        }
     }
 
     /** The client proposes; returns null when both agreed on the socket technology instead. */

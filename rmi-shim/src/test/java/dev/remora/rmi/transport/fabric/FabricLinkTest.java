@@ -415,6 +415,35 @@ class FabricLinkTest {
         assertEquals(2, chosen.stream().filter(c -> c.startsWith("fabric link to ")).count(), chosen::toString);
     }
 
+    /**
+     * remora.transport=auto leaves libfabric out of the hello to a peer on another host unless this machine has an RDMA
+     * device (verbs, efa): it decides without waiting for libfabric's probe. Forced fabric, a forced provider and a
+     * peer on this host are always offered.
+     */
+    @Test
+    void autoOffersFabricToAnotherHostOnlyWithAnRdmaDevice(@org.junit.jupiter.api.io.TempDir java.nio.file.Path tmp)
+            throws Exception {
+        assertFalse(FabricTechnology.rdmaDevices(tmp.resolve("absent")));
+        assertFalse(FabricTechnology.rdmaDevices(tmp), "an empty class folder lists no device");
+        java.nio.file.Files.createDirectory(tmp.resolve("mlx5_0"));
+        assertTrue(FabricTechnology.rdmaDevices(tmp));
+
+        try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket s = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+                Socket accepted = ss.accept()) {
+            FabricTechnology auto = new FabricTechnology(new FabricTechnology.Settings(false, true, "auto", null,
+                    1_000_000, MAX, 5000, listener), new SocketTechnology(MAX, 0));
+            assertTrue(auto.worthOffering(s), "a peer on this host: shm");
+            auto.hostsApart();
+            assertEquals(FabricTechnology.rdmaDevices(FabricTechnology.INFINIBAND), auto.worthOffering(s),
+                    "another host: only with an RDMA device in " + FabricTechnology.INFINIBAND);
+            assertTrue(technology("auto").hostsApart().worthOffering(s), "remora.transport=fabric: always");
+            FabricTechnology tcp = new FabricTechnology(new FabricTechnology.Settings(false, true, "tcp", null,
+                    1_000_000, MAX, 5000, listener), new SocketTechnology(MAX, 0)).hostsApart();
+            assertTrue(tcp.worthOffering(s), "a provider named by remora.fabric.provider: always");
+        }
+    }
+
     @Test
     void unknownProviderFallsBackToTheSocketTechnologyOverTheSameConnection() throws Exception {
         open("no-such-provider");
