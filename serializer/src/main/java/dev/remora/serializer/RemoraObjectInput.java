@@ -1520,9 +1520,12 @@ public class RemoraObjectInput extends ObjectInputStream {
                 }
             }
             slotClasses[i] = rc;
+            // the JDK binds a slot's data to the local superclass of the same name (getClassDataLayout0), not to
+            // the class resolveClass gave: one from another loader, or none, still binds
+            String searchName = rc != null ? rc.getName() : r.name;
             int j = -1;
-            for (int k = next; k < locals.length && rc != null; k++) {
-                if (locals[k].cl == rc) {
+            for (int k = next; k < locals.length; k++) {
+                if (locals[k].cl.getName().equals(searchName)) {
                     j = k;
                     break;
                 }
