@@ -1350,13 +1350,45 @@ public class RemoraObjectInput extends ObjectInputStream {
     /** A class the stream names: the application stream's resolveClass decides where there is one. */
     private Class<?> resolveNamed(String name, long suid) throws IOException, ClassNotFoundException {
         if (host != null) {
-            Class<?> c = host.resolveClass(name, suid);
+            Class<?> c = hostResolve(name, suid);
             if (c == null) {
                 throw new ClassNotFoundException("null class");
             }
             return c;
         }
         return resolveClassName(name);
+    }
+
+    /**
+     * The JDK's readNonProxyDesc as the application's subclass sees it: its readClassDescriptor, where it has one
+     * (a ClassNotFoundException from it is an InvalidClassException), then its resolveClass with the descriptor
+     * that returned.
+     */
+    private Class<?> hostResolve(String name, long suid) throws IOException, ClassNotFoundException {
+        if (host.readsClassDescriptors()) {
+            ObjectStreamClass d;
+            try {
+                d = host.readClassDescriptor(name, suid);
+            } catch (ClassNotFoundException e) {
+                throw (IOException) new InvalidClassException("failed to read class descriptor").initCause(e);
+            }
+            name = d.getName();
+            suid = d.getSerialVersionUID();
+        }
+        return host.resolveClass(name, suid);
+    }
+
+    /**
+     * {@code remora.oos=fast}: what the JDK's {@code readClassDescriptor()} gives the application's override that
+     * calls it: the descriptor being read (its class name and serialVersionUID; Remora's stream has no JDK
+     * descriptor bytes to read).
+     */
+    public ObjectStreamClass classDescriptorBeingRead() throws IOException {
+        ObjectStreamClass d = host == null ? null : host.classDescriptorBeingRead();
+        if (d == null) {
+            throw new StreamCorruptedException("readClassDescriptor called where no class descriptor is read");
+        }
+        return d;
     }
 
     /** The class of a descriptor read as a value ({@link Wire#T_DESC}), resolved as this stream resolves. */
@@ -1382,7 +1414,7 @@ public class RemoraObjectInput extends ObjectInputStream {
             // enum, Proxy for a proxy class) through the application stream's resolveClass too
             for (Class<?> c = cl.getSuperclass(); c != null && Serializable.class.isAssignableFrom(c);
                     c = c.getSuperclass()) {
-                host.resolveClass(c.getName(), ObjectStreamClass.lookupAny(c).getSerialVersionUID());
+                hostResolve(c.getName(), ObjectStreamClass.lookupAny(c).getSerialVersionUID());
             }
         }
         ClassInfo li = ClassInfo.of(cl);
