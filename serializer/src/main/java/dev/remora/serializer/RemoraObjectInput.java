@@ -70,6 +70,8 @@ public class RemoraObjectInput extends ObjectInputStream {
     private int depth;
     /** Sections being read: reading past one is an OptionalDataException, as past JDK block data. */
     private int bounded;
+    /** Stream mode: the last frame read ends inside a value whose write aborted ({@link Wire#F_CUT}). */
+    private boolean cut;
     private long totalRefs;
     private int callStart;
     private long bytesBase;
@@ -229,6 +231,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         if ((flags & ~Wire.F_KNOWN) != 0) {
             throw new StreamCorruptedException(String.format("invalid Remora message flags: %02X", flags));
         }
+        cut = (flags & Wire.F_CUT) != 0;
         boolean le = (flags & Wire.F_LITTLE_ENDIAN) != 0;
         senderOrder = le ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
         swap = senderOrder != Bytes.NATIVE;
@@ -329,6 +332,7 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     final Object readObject0(boolean unshared) throws IOException, ClassNotFoundException {
         if (pos >= limit) {
+            abortedAtCut(); // an object where an aborted write's data stops: the JDK reads its TC_EXCEPTION there
             if (limit < end || bounded > 0 || curObj != null) {
                 throw JdkSupport.optionalDataEof();
             }
@@ -2108,6 +2112,9 @@ public class RemoraObjectInput extends ObjectInputStream {
                 pullFrame();
                 continue;
             }
+            if (bounded == 0) {
+                abortedAtCut(); // a value's own bytes (custom data, the JDK's block data, ends in EOFException)
+            }
             throw new EOFException("unexpected end of data: need " + n + " bytes, " + (limit - pos) + " left"
                     + (limit < end ? " in this object's custom data" : ""));
         }
@@ -2352,22 +2359,39 @@ public class RemoraObjectInput extends ObjectInputStream {
         throw new java.io.WriteAbortedException("writing aborted", (IOException) ex);
     }
 
+    /**
+     * At the end of data (pos at limit): where that is the end of a frame cut by an aborted write
+     * ({@link Wire#F_CUT}), reads the aborted write's frame, which comes next, and throws its WriteAbortedException.
+     */
+    private void abortedAtCut() throws IOException {
+        if (!cut || limit != end || source == null) {
+            return;
+        }
+        cut = false;
+        int unread = end - pos;
+        int oldPos = pos;
+        byte[] keep = buf;
+        byte[] frame = readFrame();
+        if ((frame[0] & Wire.F_ABORTED) == 0) {
+            throw new StreamCorruptedException("a value cut by an aborted write is not followed by its exception");
+        }
+        bytesBase += pos - callStart;
+        buf = frame;
+        pos = 0;
+        limit = end = frame.length;
+        try {
+            readAborted();
+        } finally {
+            buf = keep;
+            pos = oldPos;
+            limit = end = oldPos + unread;
+            callStart = pos;
+        }
+    }
+
     private void pullFrame() throws IOException {
-        byte[] lenBytes = source.readNBytes(4);
-        if (lenBytes.length == 0) {
-            throw new EOFException("end of Remora stream");
-        }
-        if (lenBytes.length < 4) {
-            throw new EOFException("truncated Remora frame header");
-        }
-        int len = (int) Bytes.BE_I.get(lenBytes, 0);
-        if (len < 2) {
-            throw new StreamCorruptedException("bad Remora frame length " + len);
-        }
-        byte[] frame = source.readNBytes(len); // grows as data arrives: a false length cannot exhaust memory
-        if (frame.length < len) {
-            throw new EOFException("truncated Remora frame: " + frame.length + " of " + len + " bytes");
-        }
+        byte[] frame = readFrame();
+        int len = frame.length;
         int unread = end - pos;
         int oldPos = pos;
         byte[] keep = buf;
@@ -2396,5 +2420,25 @@ public class RemoraObjectInput extends ObjectInputStream {
         pos = 0;
         limit = end = need;
         callStart = 0;
+    }
+
+    /** The next frame's message, [int length BE][message], from the source. */
+    private byte[] readFrame() throws IOException {
+        byte[] lenBytes = source.readNBytes(4);
+        if (lenBytes.length == 0) {
+            throw new EOFException("end of Remora stream");
+        }
+        if (lenBytes.length < 4) {
+            throw new EOFException("truncated Remora frame header");
+        }
+        int len = (int) Bytes.BE_I.get(lenBytes, 0);
+        if (len < 2) {
+            throw new StreamCorruptedException("bad Remora frame length " + len);
+        }
+        byte[] frame = source.readNBytes(len); // grows as data arrives: a false length cannot exhaust memory
+        if (frame.length < len) {
+            throw new EOFException("truncated Remora frame: " + frame.length + " of " + len + " bytes");
+        }
+        return frame;
     }
 }

@@ -463,18 +463,22 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     /**
      * Stream mode, as {@code ObjectOutputStream.writeFatalException}: a top-level write that failed with {@code e}
      * leaves {@code e} in the stream, where the reader throws it inside a WriteAbortedException, and both sides clear
-     * their handles. What the failed value wrote is dropped here (the JDK leaves it before the exception, whose reader
-     * meets the exception while reading it); data written before it is kept. Should {@code e} itself fail to write,
-     * only the data before the value is kept.
+     * their handles. What the failed value wrote stays in front of it, as the JDK leaves it: its reader reads that
+     * partial value (a class's readObject runs on the data its writeObject wrote before the failure) and meets the
+     * exception where the data stops ({@link Wire#F_CUT}). Should {@code e} itself fail to write, the frame cut
+     * there is followed by no exception (the JDK's stream is as broken then).
      */
     private void writeAborted(int start, IOException e) throws IOException {
-        pos = start;
-        types.rollback(); // the failed value's new types were never sent
-        typeLen = 0;
-        newTypes = 0;
         curObj = null;
         curSlot = null;
         curPut = null;
+        if (pos > start) {
+            nextFlags |= Wire.F_CUT;
+        } else {
+            types.rollback(); // nothing of the value was written: its new types are never sent
+            typeLen = 0;
+            newTypes = 0;
+        }
         emitFrame();
         clearHandles();
         nextFlags |= Wire.F_HANDLES_RESET | Wire.F_ABORTED;
@@ -754,6 +758,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 curPut = null;
                 try {
                     ((Externalizable) obj).writeExternal(this);
+                } catch (IOException x) {
+                    closeSection(sec); // the data ends here: an aborted write keeps it (writeAborted)
+                    throw x;
                 } finally {
                     curObj = so;
                     curSlot = ss;
@@ -786,7 +793,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         depth++;
         try {
             slot.writeObject.invokeExact(obj, (ObjectOutputStream) this);
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (IOException e) {
+            closeSection(sec); // the data ends here: an aborted write keeps it (writeAborted)
+            throw e;
+        } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new IOException(t);

@@ -34,7 +34,14 @@ final class Wire {
      * reader throws a WriteAbortedException, and both sides clear their handles before and after.
      */
     static final int F_ABORTED = 8;
-    static final int F_KNOWN = 15;
+    /**
+     * Stream mode: the frame ends inside a value whose write failed (what it wrote is kept, as the JDK keeps it
+     * before its {@code TC_EXCEPTION}; custom data sections open then were closed where the data stops); the frame
+     * after it is the F_ABORTED one. A reader that reaches the end of such a frame inside the value reads that
+     * frame and throws its WriteAbortedException there.
+     */
+    static final int F_CUT = 16;
+    static final int F_KNOWN = 31;
 
     /** Bytes a section header takes: length of the data after it, then the number of handles assigned inside. */
     static final int SECTION_HEADER = 8;
