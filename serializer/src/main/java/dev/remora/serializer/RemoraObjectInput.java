@@ -1070,8 +1070,26 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
     }
 
-    /** Reads a section header, bounds reading to the section; returns {end, handle count when done}. */
+    /**
+     * Reads a section header, bounds reading to the section; returns {end, handle count when done} and, in stream
+     * mode, {where its table of objects starts, how many}.
+     */
     private int[] openSection() throws IOException {
+        if (source != null) {
+            int p = take(Wire.STREAM_SECTION_HEADER);
+            int len = (int) Bytes.BE_I.get(buf, p);
+            int count = (int) Bytes.BE_I.get(buf, p + 4);
+            int objects = (int) Bytes.BE_I.get(buf, p + 8);
+            if (len < 0 || len > limit - pos || count < 0 || count > len || objects < 0 || objects > len / 4) {
+                throw new StreamCorruptedException("bad custom data section: " + len + " bytes, " + count
+                        + " objects, " + objects + " its own, " + (limit - pos) + " bytes left");
+            }
+            int[] sec = {pos + len, nHandles + count, pos, objects};
+            limit = pos + len;
+            pos += 4 * objects;
+            bounded++;
+            return sec;
+        }
         int p = take(Wire.SECTION_HEADER);
         int len = (int) Bytes.BE_I.get(buf, p);
         int count = (int) Bytes.BE_I.get(buf, p + 4);
@@ -1087,6 +1105,9 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     /** Skips what the class did not read and keeps handle numbering in step with the writer. */
     private void closeSection(int[] sec) throws IOException {
+        if (sec.length > 2 && sec[3] > 0 && pos < sec[0]) {
+            readUnreadObjects(sec);
+        }
         bounded--;
         pos = sec[0];
         if (nHandles > sec[1]) {
@@ -1095,6 +1116,35 @@ public class RemoraObjectInput extends ObjectInputStream {
         while (nHandles < sec[1]) {
             int h = reserve(false);
             handles[h] = SKIPPED;
+        }
+    }
+
+    /**
+     * Stream mode, as the JDK's skipCustomData: the objects of a section that its class left unread are read (they
+     * and what they hold take their handles; one of a missing class carries its ClassNotFoundException to later
+     * back references) and dropped; they do not make the object whose data this is fail.
+     */
+    private void readUnreadObjects(int[] sec) throws IOException {
+        int table = sec[2];
+        int data = table + 4 * sec[3];
+        limit = sec[0];
+        for (int k = 0; k < sec[3]; k++) {
+            int at = data + (int) Bytes.BE_I.get(buf, table + 4 * k);
+            if (at < pos) {
+                continue; // read by the class, or held by an object read since
+            }
+            if (at >= sec[0]) {
+                throw new StreamCorruptedException("custom data section's object " + k + " lies outside it");
+            }
+            pos = at;
+            ClassNotFoundException ex = lastEx;
+            try {
+                readObject0(false);
+            } catch (ClassNotFoundException e) {
+                // the object's handle carries it
+            } finally {
+                lastEx = ex;
+            }
         }
     }
 

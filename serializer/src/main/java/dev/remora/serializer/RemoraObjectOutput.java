@@ -88,6 +88,14 @@ public class RemoraObjectOutput extends ObjectOutputStream {
 
     /** Stream mode (remora.oos=fast): frames go to this sink. */
     private final OutputStream sink;
+    /**
+     * Stream mode: a class's writeObject/writeExternal is running, and the next object written is one of its own
+     * (not one that an object it wrote holds); where each starts goes into its section's table.
+     */
+    private boolean sectionDirect;
+    /** Stream mode: where the objects of the open sections start, innermost section's last. */
+    private int[] sectionObjects = new int[16];
+    private int nSectionObjects;
 
     /** A stream for one connection's calls; the type table belongs to the connection. */
     public RemoraObjectOutput(WriteTypeTable types, SerializerOptions options) throws IOException {
@@ -443,6 +451,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         }
         boolean top = depth == 0;
         int start = pos;
+        if (top) {
+            nSectionObjects = 0; // what a failed write left of its sections' tables
+        }
         depth++;
         try {
             writeObject0(obj, unshared);
@@ -515,6 +526,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     final void writeObject0(Object obj, boolean unshared) throws IOException {
+        if (sectionDirect) {
+            writeSectionObject(obj, unshared);
+            return;
+        }
         if (obj == null) {
             writeTag(Wire.T_NULL);
             return;
@@ -756,12 +771,15 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 curObj = null;
                 curSlot = null;
                 curPut = null;
+                boolean sd = sectionDirect;
+                sectionDirect = sink != null;
                 try {
                     ((Externalizable) obj).writeExternal(this);
                 } catch (IOException x) {
                     closeSection(sec); // the data ends here: an aborted write keeps it (writeAborted)
                     throw x;
                 } finally {
+                    sectionDirect = sd;
                     curObj = so;
                     curSlot = ss;
                     curPut = sp;
@@ -791,6 +809,8 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         curSlot = slot;
         curPut = null;
         depth++;
+        boolean sd = sectionDirect;
+        sectionDirect = sink != null;
         try {
             slot.writeObject.invokeExact(obj, (ObjectOutputStream) this);
         } catch (IOException e) {
@@ -801,6 +821,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         } catch (Throwable t) {
             throw new IOException(t);
         } finally {
+            sectionDirect = sd;
             depth--;
             curObj = so;
             curSlot = ss;
@@ -1120,22 +1141,58 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     private int openSection() {
-        ensure(Wire.SECTION_HEADER);
+        int header = sink == null ? Wire.SECTION_HEADER : Wire.STREAM_SECTION_HEADER;
+        ensure(header);
         int at = pos;
-        pos += Wire.SECTION_HEADER;
-        // remember the handle count in the length slot until closeSection
+        pos += header;
+        // remember the handle count (and where this section's objects start in sectionObjects) in the header until
+        // closeSection
         Bytes.BE_I.set(buf, at + 4, nextHandle);
+        if (sink != null) {
+            Bytes.BE_I.set(buf, at + 8, nSectionObjects);
+        }
         return at;
     }
 
     private void closeSection(int at) {
+        int header = Wire.SECTION_HEADER;
+        if (sink != null) {
+            header = Wire.STREAM_SECTION_HEADER;
+            int mark = (int) Bytes.BE_I.get(buf, at + 8);
+            int n = nSectionObjects - mark;
+            if (n > 0) { // the table goes before the data: shift the data behind it
+                int data = at + header;
+                ensure(4 * n);
+                System.arraycopy(buf, data, buf, data + 4 * n, pos - data);
+                for (int k = 0; k < n; k++) {
+                    Bytes.BE_I.set(buf, data + 4 * k, sectionObjects[mark + k] - data);
+                }
+                pos += 4 * n;
+                nSectionObjects = mark;
+            }
+            Bytes.BE_I.set(buf, at + 8, n);
+        }
         int external = 0; // arrays left external inside the section (a JDK class's writeObject) count too
         for (int k = extCount - 1; k >= 0 && extAt[k] > at; k--) {
             external += extLen[k];
         }
-        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER + external);
+        Bytes.BE_I.set(buf, at, pos - at - header + external);
         int before = (int) Bytes.BE_I.get(buf, at + 4);
         Bytes.BE_I.set(buf, at + 4, nextHandle - before);
+    }
+
+    /** Stream mode: an object the current section's class wrote itself starts here (see Wire.STREAM_SECTION_HEADER). */
+    private void writeSectionObject(Object obj, boolean unshared) throws IOException {
+        if (nSectionObjects == sectionObjects.length) {
+            sectionObjects = Arrays.copyOf(sectionObjects, nSectionObjects * 2);
+        }
+        sectionObjects[nSectionObjects++] = pos;
+        sectionDirect = false; // what it holds is its own
+        try {
+            writeObject0(obj, unshared);
+        } finally {
+            sectionDirect = true;
+        }
     }
 
     // ---------------------------------------------------------------- writeObject support
