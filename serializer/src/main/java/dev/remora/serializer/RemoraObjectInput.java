@@ -1075,21 +1075,6 @@ public class RemoraObjectInput extends ObjectInputStream {
      * mode, {where its table of objects starts, how many}.
      */
     private int[] openSection() throws IOException {
-        if (source != null) {
-            int p = take(Wire.STREAM_SECTION_HEADER);
-            int len = (int) Bytes.BE_I.get(buf, p);
-            int count = (int) Bytes.BE_I.get(buf, p + 4);
-            int objects = (int) Bytes.BE_I.get(buf, p + 8);
-            if (len < 0 || len > limit - pos || count < 0 || count > len || objects < 0 || objects > len / 4) {
-                throw new StreamCorruptedException("bad custom data section: " + len + " bytes, " + count
-                        + " objects, " + objects + " its own, " + (limit - pos) + " bytes left");
-            }
-            int[] sec = {pos + len, nHandles + count, pos, objects};
-            limit = pos + len;
-            pos += 4 * objects;
-            bounded++;
-            return sec;
-        }
         int p = take(Wire.SECTION_HEADER);
         int len = (int) Bytes.BE_I.get(buf, p);
         int count = (int) Bytes.BE_I.get(buf, p + 4);
@@ -1097,10 +1082,22 @@ public class RemoraObjectInput extends ObjectInputStream {
             throw new StreamCorruptedException("bad custom data section: " + len + " bytes, " + count
                     + " objects, " + (limit - pos) + " bytes left");
         }
-        int[] sec = {pos + len, nHandles + count};
         limit = pos + len;
         bounded++;
-        return sec;
+        if (source == null) {
+            return new int[] {pos + len, nHandles + count};
+        }
+        int end = limit;
+        int table = pos;
+        int n = readVarint();
+        if (n > end - pos) {
+            throw new StreamCorruptedException("custom data section claims " + n + " objects in " + (end - pos)
+                    + " bytes");
+        }
+        for (int k = 0; k < n; k++) {
+            readVarint(); // gaps: read again where the class leaves data unread
+        }
+        return new int[] {end, nHandles + count, table, n};
     }
 
     /** Skips what the class did not read and keeps handle numbering in step with the writer. */
@@ -1125,18 +1122,28 @@ public class RemoraObjectInput extends ObjectInputStream {
      * back references) and dropped; they do not make the object whose data this is fail.
      */
     private void readUnreadObjects(int[] sec) throws IOException {
-        int table = sec[2];
-        int data = table + 4 * sec[3];
+        int resume = pos;
+        pos = sec[2];
         limit = sec[0];
-        for (int k = 0; k < sec[3]; k++) {
-            int at = data + (int) Bytes.BE_I.get(buf, table + 4 * k);
-            if (at < pos) {
+        int n = readVarint();
+        int[] at = new int[n];
+        for (int k = 0; k < n; k++) {
+            at[k] = readVarint();
+        }
+        int prev = pos; // the end of the table
+        for (int k = 0; k < n; k++) {
+            at[k] += prev;
+            prev = at[k];
+        }
+        pos = resume;
+        for (int k = 0; k < n; k++) {
+            if (at[k] < pos) {
                 continue; // read by the class, or held by an object read since
             }
-            if (at >= sec[0]) {
+            if (at[k] >= sec[0]) {
                 throw new StreamCorruptedException("custom data section's object " + k + " lies outside it");
             }
-            pos = at;
+            pos = at[k];
             ClassNotFoundException ex = lastEx;
             try {
                 readObject0(false);

@@ -1141,47 +1141,49 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     private int openSection() {
-        int header = sink == null ? Wire.SECTION_HEADER : Wire.STREAM_SECTION_HEADER;
-        ensure(header);
+        ensure(Wire.SECTION_HEADER);
         int at = pos;
-        pos += header;
-        // remember the handle count (and where this section's objects start in sectionObjects) in the header until
-        // closeSection
+        pos += Wire.SECTION_HEADER;
+        // remember the handle count (and in stream mode where this section's objects start in sectionObjects) in
+        // the header until closeSection
         Bytes.BE_I.set(buf, at + 4, nextHandle);
         if (sink != null) {
-            Bytes.BE_I.set(buf, at + 8, nSectionObjects);
+            Bytes.BE_I.set(buf, at, nSectionObjects);
         }
         return at;
     }
 
     private void closeSection(int at) {
-        int header = Wire.SECTION_HEADER;
         if (sink != null) {
-            header = Wire.STREAM_SECTION_HEADER;
-            int mark = (int) Bytes.BE_I.get(buf, at + 8);
+            // the table of the section's own objects goes before its data: shift the data behind it
+            int mark = (int) Bytes.BE_I.get(buf, at);
             int n = nSectionObjects - mark;
-            if (n > 0) { // the table goes before the data: shift the data behind it
-                int data = at + header;
-                ensure(4 * n);
-                System.arraycopy(buf, data, buf, data + 4 * n, pos - data);
-                for (int k = 0; k < n; k++) {
-                    Bytes.BE_I.set(buf, data + 4 * k, sectionObjects[mark + k] - data);
-                }
-                pos += 4 * n;
-                nSectionObjects = mark;
+            int data = at + Wire.SECTION_HEADER;
+            int tb = varintSize(n);
+            for (int k = 0, prev = data; k < n; k++) {
+                tb += varintSize(sectionObjects[mark + k] - prev);
+                prev = sectionObjects[mark + k];
             }
-            Bytes.BE_I.set(buf, at + 8, n);
+            ensure(tb);
+            System.arraycopy(buf, data, buf, data + tb, pos - data);
+            int p = putVarint(buf, data, n);
+            for (int k = 0, prev = data; k < n; k++) {
+                p = putVarint(buf, p, sectionObjects[mark + k] - prev);
+                prev = sectionObjects[mark + k];
+            }
+            pos += tb;
+            nSectionObjects = mark;
         }
         int external = 0; // arrays left external inside the section (a JDK class's writeObject) count too
         for (int k = extCount - 1; k >= 0 && extAt[k] > at; k--) {
             external += extLen[k];
         }
-        Bytes.BE_I.set(buf, at, pos - at - header + external);
+        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER + external);
         int before = (int) Bytes.BE_I.get(buf, at + 4);
         Bytes.BE_I.set(buf, at + 4, nextHandle - before);
     }
 
-    /** Stream mode: an object the current section's class wrote itself starts here (see Wire.STREAM_SECTION_HEADER). */
+    /** Stream mode: an object the current section's class wrote itself starts here (its section's table). */
     private void writeSectionObject(Object obj, boolean unshared) throws IOException {
         if (nSectionObjects == sectionObjects.length) {
             sectionObjects = Arrays.copyOf(sectionObjects, nSectionObjects * 2);

@@ -45,13 +45,12 @@ final class Wire {
 
     /** Bytes a section header takes: length of the data after it, then the number of handles assigned inside. */
     static final int SECTION_HEADER = 8;
-    /**
-     * Stream mode: a section's header also counts the objects its class's own code wrote in it (not those they
-     * hold), and an int table of where each starts (relative to the data after the table) comes before the data,
-     * so that a reader whose class leaves some of that data unread reads those objects, as the JDK's
+    /*
+     * Stream mode: a section's data starts with a table of the objects its class's own code wrote in it (not those
+     * they hold): [varint n][varint gap]*n, each gap from the end of the table (first) or the previous object's
+     * start, so that a reader whose class leaves some of that data unread reads those objects, as the JDK's
      * skipCustomData does: they take their handles, and a missing class marks them for later back references.
      */
-    static final int STREAM_SECTION_HEADER = 12;
 
     private Wire() {
     }
