@@ -1072,7 +1072,7 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     /**
      * Reads a section header, bounds reading to the section; returns {end, handle count when done} and, in stream
-     * mode, {where its table of objects starts, how many}.
+     * mode, {where its table of runs of objects starts, how many}.
      */
     private int[] openSection() throws IOException {
         int p = take(Wire.SECTION_HEADER);
@@ -1091,11 +1091,11 @@ public class RemoraObjectInput extends ObjectInputStream {
         int table = pos;
         int n = readVarint();
         if (n > end - pos) {
-            throw new StreamCorruptedException("custom data section claims " + n + " objects in " + (end - pos)
-                    + " bytes");
+            throw new StreamCorruptedException("custom data section claims " + n + " runs of objects in "
+                    + (end - pos) + " bytes");
         }
-        for (int k = 0; k < n; k++) {
-            readVarint(); // gaps: read again where the class leaves data unread
+        for (int k = 0; k < 2 * n; k++) {
+            readVarint(); // gaps and lengths: read again where the class leaves data unread
         }
         return new int[] {end, nHandles + count, table, n};
     }
@@ -1126,31 +1126,40 @@ public class RemoraObjectInput extends ObjectInputStream {
         pos = sec[2];
         limit = sec[0];
         int n = readVarint();
-        int[] at = new int[n];
-        for (int k = 0; k < n; k++) {
-            at[k] = readVarint();
+        int[] runs = new int[2 * n];
+        for (int k = 0; k < runs.length; k++) {
+            runs[k] = readVarint();
         }
         int prev = pos; // the end of the table
-        for (int k = 0; k < n; k++) {
-            at[k] += prev;
-            prev = at[k];
+        for (int k = 0; k < runs.length; k += 2) {
+            runs[k] += prev;
+            runs[k + 1] += runs[k];
+            prev = runs[k + 1];
         }
         pos = resume;
-        for (int k = 0; k < n; k++) {
-            if (at[k] < pos) {
-                continue; // read by the class, or held by an object read since
+        for (int k = 0; k < runs.length; k += 2) {
+            int start = runs[k];
+            int end = runs[k + 1];
+            if (start < 0 || end > sec[0] || end < start) {
+                throw new StreamCorruptedException("custom data section's run of objects " + k / 2
+                        + " lies outside it");
             }
-            if (at[k] >= sec[0]) {
-                throw new StreamCorruptedException("custom data section's object " + k + " lies outside it");
+            if (end <= pos) {
+                continue; // read by the class
             }
-            pos = at[k];
-            ClassNotFoundException ex = lastEx;
-            try {
-                readObject0(false);
-            } catch (ClassNotFoundException e) {
-                // the object's handle carries it
-            } finally {
-                lastEx = ex;
+            pos = Math.max(pos, start); // the class stopped between two objects of the run, or before it
+            while (pos < end) {
+                ClassNotFoundException ex = lastEx;
+                try {
+                    readObject0(false);
+                } catch (ClassNotFoundException e) {
+                    // the object's handle carries it
+                } finally {
+                    lastEx = ex;
+                }
+            }
+            if (pos != end) {
+                throw new StreamCorruptedException("custom data section's objects overrun their run");
             }
         }
     }

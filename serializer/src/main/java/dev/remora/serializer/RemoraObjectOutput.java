@@ -93,9 +93,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
      * (not one that an object it wrote holds); where each starts goes into its section's table.
      */
     private boolean sectionDirect;
-    /** Stream mode: where the objects of the open sections start, innermost section's last. */
-    private int[] sectionObjects = new int[16];
-    private int nSectionObjects;
+    /** Stream mode: the runs of objects (start, end) of the open sections, the innermost section's last. */
+    private int[] sectionRuns = new int[16];
+    private int nSectionRuns;
 
     /** A stream for one connection's calls; the type table belongs to the connection. */
     public RemoraObjectOutput(WriteTypeTable types, SerializerOptions options) throws IOException {
@@ -452,7 +452,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         boolean top = depth == 0;
         int start = pos;
         if (top) {
-            nSectionObjects = 0; // what a failed write left of its sections' tables
+            nSectionRuns = 0; // what a failed write left of its sections' tables
         }
         depth++;
         try {
@@ -1144,35 +1144,36 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         ensure(Wire.SECTION_HEADER);
         int at = pos;
         pos += Wire.SECTION_HEADER;
-        // remember the handle count (and in stream mode where this section's objects start in sectionObjects) in
-        // the header until closeSection
+        // remember the handle count (and in stream mode where this section's runs start in sectionRuns) in the
+        // header until closeSection
         Bytes.BE_I.set(buf, at + 4, nextHandle);
         if (sink != null) {
-            Bytes.BE_I.set(buf, at, nSectionObjects);
+            Bytes.BE_I.set(buf, at, nSectionRuns);
         }
         return at;
     }
 
     private void closeSection(int at) {
         if (sink != null) {
-            // the table of the section's own objects goes before its data: shift the data behind it
+            // the table of the section's runs of objects goes before its data: shift the data behind it
             int mark = (int) Bytes.BE_I.get(buf, at);
-            int n = nSectionObjects - mark;
+            int n = (nSectionRuns - mark) / 2;
             int data = at + Wire.SECTION_HEADER;
             int tb = varintSize(n);
-            for (int k = 0, prev = data; k < n; k++) {
-                tb += varintSize(sectionObjects[mark + k] - prev);
-                prev = sectionObjects[mark + k];
+            for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
+                tb += varintSize(sectionRuns[k] - prev) + varintSize(sectionRuns[k + 1] - sectionRuns[k]);
+                prev = sectionRuns[k + 1];
             }
             ensure(tb);
             System.arraycopy(buf, data, buf, data + tb, pos - data);
             int p = putVarint(buf, data, n);
-            for (int k = 0, prev = data; k < n; k++) {
-                p = putVarint(buf, p, sectionObjects[mark + k] - prev);
-                prev = sectionObjects[mark + k];
+            for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
+                p = putVarint(buf, p, sectionRuns[k] - prev);
+                p = putVarint(buf, p, sectionRuns[k + 1] - sectionRuns[k]);
+                prev = sectionRuns[k + 1];
             }
             pos += tb;
-            nSectionObjects = mark;
+            nSectionRuns = mark;
         }
         int external = 0; // arrays left external inside the section (a JDK class's writeObject) count too
         for (int k = extCount - 1; k >= 0 && extAt[k] > at; k--) {
@@ -1183,18 +1184,28 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         Bytes.BE_I.set(buf, at + 4, nextHandle - before);
     }
 
-    /** Stream mode: an object the current section's class wrote itself starts here (its section's table). */
+    /**
+     * Stream mode: an object the current section's class writes itself (its section's table): one that starts
+     * where the last ended extends that run, else it starts a new one.
+     */
     private void writeSectionObject(Object obj, boolean unshared) throws IOException {
-        if (nSectionObjects == sectionObjects.length) {
-            sectionObjects = Arrays.copyOf(sectionObjects, nSectionObjects * 2);
-        }
-        sectionObjects[nSectionObjects++] = pos;
+        int start = pos;
         sectionDirect = false; // what it holds is its own
         try {
             writeObject0(obj, unshared);
         } finally {
             sectionDirect = true;
         }
+        // the current section's last run (an outer section's runs all end before this section's data)
+        if (nSectionRuns > 0 && sectionRuns[nSectionRuns - 1] == start) {
+            sectionRuns[nSectionRuns - 1] = pos;
+            return;
+        }
+        if (nSectionRuns + 2 > sectionRuns.length) {
+            sectionRuns = Arrays.copyOf(sectionRuns, sectionRuns.length * 2);
+        }
+        sectionRuns[nSectionRuns++] = start;
+        sectionRuns[nSectionRuns++] = pos;
     }
 
     // ---------------------------------------------------------------- writeObject support

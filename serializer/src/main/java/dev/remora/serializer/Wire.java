@@ -46,10 +46,11 @@ final class Wire {
     /** Bytes a section header takes: length of the data after it, then the number of handles assigned inside. */
     static final int SECTION_HEADER = 8;
     /*
-     * Stream mode: a section's data starts with a table of the objects its class's own code wrote in it (not those
-     * they hold): [varint n][varint gap]*n, each gap from the end of the table (first) or the previous object's
-     * start, so that a reader whose class leaves some of that data unread reads those objects, as the JDK's
-     * skipCustomData does: they take their handles, and a missing class marks them for later back references.
+     * Stream mode: a section's data starts with a table of the runs of objects its class's own code wrote in it (not
+     * those they hold; a run is objects written one after the other, without primitive data between them):
+     * [varint n][varint gap, varint length]*n, each gap from the end of the table (first) or of the previous run.
+     * A reader whose class leaves some of that data unread reads those objects, as the JDK's skipCustomData does:
+     * they take their handles, and a missing class marks them for later back references.
      */
 
     private Wire() {

@@ -51,6 +51,30 @@ class UnreadCustomDataTest {
         }
     }
 
+    /** Writes two objects one after the other and reads only the first. */
+    static final class ReadsHalf implements Serializable {
+        private static final long serialVersionUID = 1L;
+        transient Object extra;
+
+        ReadsHalf(Object extra) {
+            this.extra = extra;
+        }
+
+        private void writeObject(ObjectOutputStream out) throws IOException {
+            out.writeObject("first");
+            out.writeObject(extra);
+        }
+
+        private void readObject(ObjectInputStream in) throws IOException, ClassNotFoundException {
+            extra = in.readObject();
+        }
+
+        @Override
+        public String toString() {
+            return "ReadsHalf " + extra;
+        }
+    }
+
     static final class Handler implements java.lang.reflect.InvocationHandler, Serializable {
         private static final long serialVersionUID = 1L;
 
@@ -88,9 +112,13 @@ class UnreadCustomDataTest {
     }
 
     private static List<String> read(boolean fast, Object extra, int n) throws Exception {
+        return read(fast, new Writer(extra), extra, n);
+    }
+
+    private static List<String> read(boolean fast, Object first, Object extra, int n) throws Exception {
         ByteArrayOutputStream b = new ByteArrayOutputStream();
         try (ObjectOutputStream out = fast ? FastStreams.newWriter(b) : new ObjectOutputStream(b)) {
-            out.writeObject(new Writer(extra));
+            out.writeObject(first);
             out.writeObject(extra);
             out.writeObject("end");
         }
@@ -129,6 +157,14 @@ class UnreadCustomDataTest {
         Object proxy = Proxy.newProxyInstance(Hidden.class.getClassLoader(), new Class<?>[] {Hidden.class},
                 new Handler());
         expectAsJdk(proxy, "Writer s", "java.lang.ClassNotFoundException: " + HIDDEN, "end");
+    }
+
+    @Test
+    void anObjectLeftUnreadAfterOneReadIsReadToo() throws Exception {
+        Object extra = new ArrayList<>(List.of("kept"));
+        List<String> jdk = read(false, new ReadsHalf(extra), extra, 3);
+        assertEquals(List.of("ReadsHalf first", "[kept]", "end"), jdk);
+        assertEquals(jdk, read(true, new ReadsHalf(extra), extra, 3));
     }
 
     @Test
