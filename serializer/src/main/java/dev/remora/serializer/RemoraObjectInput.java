@@ -1270,23 +1270,39 @@ public class RemoraObjectInput extends ObjectInputStream {
             case ClassInfo.SP_BYTE: return new Byte(readByte());
             case ClassInfo.SP_CHAR: return new Character(readChar());
             default: {
-                String capturing = readUTF();
-                String fic = readUTF();
-                String fim = readUTF();
-                String fis = readUTF();
+                // the JDK's fields in its order: the capturing class resolves as a Class value (the stream's
+                // resolveClass, the filter), the strings are values with handles
                 int kind = readInt();
-                String ic = readUTF();
-                String im = readUTF();
-                String is = readUTF();
-                String imt = readUTF();
                 Object args = readObject0(false);
                 if (!(args instanceof Object[])) {
                     throw new InvalidObjectException("lambda captured arguments are not an Object[]");
                 }
-                Class<?> cc = resolveClassName(capturing);
-                return new SerializedLambda(cc, fic, fim, fis, kind, ic, im, is, imt, (Object[]) args);
+                Object cc = readObject0(false);
+                ClassNotFoundException missing = lastEx;
+                String fic = lambdaString(readObject0(false));
+                String fim = lambdaString(readObject0(false));
+                String fis = lambdaString(readObject0(false));
+                String ic = lambdaString(readObject0(false));
+                String im = lambdaString(readObject0(false));
+                String is = lambdaString(readObject0(false));
+                String imt = lambdaString(readObject0(false));
+                if (missing != null) {
+                    markEx(curHandle, missing); // as the JDK: the lambda carries it, the read went on to its end
+                    return null;
+                }
+                if (!(cc instanceof Class)) {
+                    throw new InvalidObjectException("lambda capturing class is not a Class");
+                }
+                return new SerializedLambda((Class<?>) cc, fic, fim, fis, kind, ic, im, is, imt, (Object[]) args);
             }
         }
+    }
+
+    private static String lambdaString(Object o) throws InvalidObjectException {
+        if (o != null && !(o instanceof String)) {
+            throw new InvalidObjectException("lambda field is not a String: " + o.getClass().getName());
+        }
+        return (String) o;
     }
 
     private Object checkResolve(Object o, int h, boolean unshared) throws IOException {

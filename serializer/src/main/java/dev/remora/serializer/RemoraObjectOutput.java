@@ -86,6 +86,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     private Slot curSlot;
     private PutFieldImpl curPut;
 
+    /** The lambda class whose writeReplace gave the SerializedLambda about to be written, or null. */
+    private Class<?> lambdaClass;
+
     /** Stream mode (remora.oos=fast): frames go to this sink. */
     private final OutputStream sink;
     /**
@@ -659,6 +662,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             } catch (Throwable t) {
                 throw new IOException(t);
             }
+            if (rep instanceof SerializedLambda) {
+                lambdaClass = cl; // its capturing class is written as a Class, as the JDK writes the field
+            }
             obj = rep;
             if (rep == null || rep.getClass() == cl) {
                 break;
@@ -882,6 +888,33 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         }
     }
 
+    /**
+     * A SerializedLambda's capturing class (its getter gives only the name): the lambda class whose writeReplace
+     * made it is a nestmate of it, defined by its loader; a SerializedLambda written as it is resolves by name.
+     */
+    private Class<?> capturingClass(SerializedLambda l) throws IOException {
+        String name = l.getCapturingClass().replace('/', '.');
+        Class<?> lc = lambdaClass;
+        lambdaClass = null;
+        try {
+            if (lc != null) {
+                Class<?> host = lc.getNestHost();
+                if (host.getName().equals(name)) {
+                    return host;
+                }
+                for (Class<?> m : host.getNestMembers()) {
+                    if (m.getName().equals(name)) {
+                        return m;
+                    }
+                }
+                return Class.forName(name, false, lc.getClassLoader());
+            }
+            return ClassResolver.latestUserDefinedLoader().resolve(name);
+        } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+            throw (IOException) new NotSerializableException(name + " (the capturing class of a lambda)").initCause(e);
+        }
+    }
+
     private void writeSpecial(Object obj, ClassInfo ci) throws IOException {
         switch (ci.special) {
             case ClassInfo.SP_INT: writeInt((Integer) obj); return;
@@ -905,21 +938,25 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 return;
             }
             default: {
+                // the JDK's fields in its order (the int, then the references by name): the Class and the strings
+                // are values with handles, so the reader's filter sees what the JDK's sees (the capturing class,
+                // back references to shared strings)
                 SerializedLambda l = (SerializedLambda) obj;
-                writeUTF(l.getCapturingClass().replace('/', '.'));
-                writeUTF(l.getFunctionalInterfaceClass());
-                writeUTF(l.getFunctionalInterfaceMethodName());
-                writeUTF(l.getFunctionalInterfaceMethodSignature());
+                Class<?> capturing = capturingClass(l);
                 writeInt(l.getImplMethodKind());
-                writeUTF(l.getImplClass());
-                writeUTF(l.getImplMethodName());
-                writeUTF(l.getImplMethodSignature());
-                writeUTF(l.getInstantiatedMethodType());
                 Object[] args = new Object[l.getCapturedArgCount()];
                 for (int i = 0; i < args.length; i++) {
                     args[i] = l.getCapturedArg(i);
                 }
                 writeObject0(args, false);
+                writeObject0(capturing, false);
+                writeObject0(l.getFunctionalInterfaceClass(), false);
+                writeObject0(l.getFunctionalInterfaceMethodName(), false);
+                writeObject0(l.getFunctionalInterfaceMethodSignature(), false);
+                writeObject0(l.getImplClass(), false);
+                writeObject0(l.getImplMethodName(), false);
+                writeObject0(l.getImplMethodSignature(), false);
+                writeObject0(l.getInstantiatedMethodType(), false);
             }
         }
     }

@@ -192,4 +192,19 @@ class ClassDescriptorHookTest {
         assertEquals(List.of("java.lang.Integer", "java.lang.Number"), jdkSeen);
         assertEquals(jdkSeen, fastSeen);
     }
+
+    static void noop() {
+    }
+
+    @Test
+    void aLambdasCapturingClassIsADescriptorToo() throws Exception {
+        Object lambda = (Runnable & Serializable) ClassDescriptorHookTest::noop;
+        List<String> jdkSeen = new ArrayList<>();
+        List<String> fastSeen = new ArrayList<>();
+        ((Runnable) readJdk(lambda, d -> d, jdkSeen)).run();
+        ((Runnable) readFast(lambda, d -> d, fastSeen)).run();
+        assertEquals(List.of("java.lang.invoke.SerializedLambda", "[Ljava.lang.Object;",
+                ClassDescriptorHookTest.class.getName()), jdkSeen);
+        assertEquals(jdkSeen, fastSeen);
+    }
 }
