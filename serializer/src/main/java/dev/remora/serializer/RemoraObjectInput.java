@@ -1078,31 +1078,46 @@ public class RemoraObjectInput extends ObjectInputStream {
         int p = take(Wire.SECTION_HEADER);
         int len = (int) Bytes.BE_I.get(buf, p);
         int count = (int) Bytes.BE_I.get(buf, p + 4);
+        boolean cutHere = source != null && len < 0; // stream mode: its data ends at a failed write, no table
+        len &= source != null ? 0x7FFFFFFF : -1;
         if (len < 0 || len > limit - pos || count < 0 || count > len) {
             throw new StreamCorruptedException("bad custom data section: " + len + " bytes, " + count
                     + " objects, " + (limit - pos) + " bytes left");
         }
-        limit = pos + len;
         bounded++;
+        int end = pos + len;
         if (source == null) {
-            return new int[] {pos + len, nHandles + count};
+            limit = end;
+            return new int[] {end, nHandles + count};
         }
-        int end = limit;
-        int table = pos;
-        int n = readVarint();
-        if (n > end - pos) {
-            throw new StreamCorruptedException("custom data section claims " + n + " runs of objects in "
-                    + (end - pos) + " bytes");
+        int table = end;
+        int tableEnd = end;
+        if (!cutHere) {
+            // the table's length, a varint written backwards at the section's end
+            int tl = 0;
+            for (int shift = 0;; shift += 7) {
+                if (tableEnd <= pos || shift > 28) {
+                    throw new StreamCorruptedException("bad custom data section: " + len + " bytes, no table");
+                }
+                int x = buf[--tableEnd] & 0xFF;
+                tl |= (x & 0x7F) << shift;
+                if ((x & 0x80) == 0) {
+                    break;
+                }
+            }
+            table = tableEnd - tl;
+            if (tl < 1 || table < pos) {
+                throw new StreamCorruptedException("bad custom data section: " + len + " bytes, table of " + tl);
+            }
         }
-        for (int k = 0; k < 2 * n; k++) {
-            readVarint(); // gaps and lengths: read again where the class leaves data unread
-        }
-        return new int[] {end, nHandles + count, table, n};
+        int[] sec = {end, nHandles + count, cutHere ? -1 : table, pos, tableEnd};
+        limit = table;
+        return sec;
     }
 
     /** Skips what the class did not read and keeps handle numbering in step with the writer. */
     private void closeSection(int[] sec) throws IOException {
-        if (sec.length > 2 && sec[3] > 0 && pos < sec[0]) {
+        if (sec.length > 2 && pos < sec[2]) {
             readUnreadObjects(sec);
         }
         bounded--;
@@ -1124,23 +1139,27 @@ public class RemoraObjectInput extends ObjectInputStream {
     private void readUnreadObjects(int[] sec) throws IOException {
         int resume = pos;
         pos = sec[2];
-        limit = sec[0];
+        limit = sec[4];
         int n = readVarint();
+        if (n > limit - pos) {
+            throw new StreamCorruptedException("custom data section claims " + n + " runs of objects");
+        }
         int[] runs = new int[2 * n];
         for (int k = 0; k < runs.length; k++) {
             runs[k] = readVarint();
         }
-        int prev = pos; // the end of the table
+        int prev = sec[3]; // the start of the data
         for (int k = 0; k < runs.length; k += 2) {
             runs[k] += prev;
             runs[k + 1] += runs[k];
             prev = runs[k + 1];
         }
+        limit = sec[2];
         pos = resume;
         for (int k = 0; k < runs.length; k += 2) {
             int start = runs[k];
             int end = runs[k + 1];
-            if (start < 0 || end > sec[0] || end < start) {
+            if (start < sec[3] || end > sec[2] || end < start) {
                 throw new StreamCorruptedException("custom data section's run of objects " + k / 2
                         + " lies outside it");
             }

@@ -782,7 +782,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 try {
                     ((Externalizable) obj).writeExternal(this);
                 } catch (IOException x) {
-                    closeSection(sec); // the data ends here: an aborted write keeps it (writeAborted)
+                    closeSection(sec, true); // the data ends here: an aborted write keeps it (writeAborted)
                     throw x;
                 } finally {
                     sectionDirect = sd;
@@ -790,7 +790,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     curSlot = ss;
                     curPut = sp;
                 }
-                closeSection(sec);
+                closeSection(sec, false);
                 return;
             }
             default: // PLAIN
@@ -820,7 +820,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         try {
             slot.writeObject.invokeExact(obj, (ObjectOutputStream) this);
         } catch (IOException e) {
-            closeSection(sec); // the data ends here: an aborted write keeps it (writeAborted)
+            closeSection(sec, true); // the data ends here: an aborted write keeps it (writeAborted)
             throw e;
         } catch (RuntimeException | Error e) {
             throw e;
@@ -833,7 +833,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             curSlot = ss;
             curPut = sp;
         }
-        closeSection(sec);
+        closeSection(sec, false);
     }
 
     private void writeDefaultFields(Object obj, Slot slot) throws IOException {
@@ -1190,33 +1190,47 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         return at;
     }
 
-    private void closeSection(int at) {
+    /**
+     * @param cut whether the section's data ends where a write failed (Wire.F_CUT): in stream mode such a section
+     *     gets no table, so that it ends where the data stops, as the frame does
+     */
+    private void closeSection(int at, boolean cut) {
+        int flag = 0;
         if (sink != null) {
-            // the table of the section's runs of objects goes before its data: shift the data behind it
             int mark = (int) Bytes.BE_I.get(buf, at);
-            int n = (nSectionRuns - mark) / 2;
-            int data = at + Wire.SECTION_HEADER;
-            int tb = varintSize(n);
-            for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
-                tb += varintSize(sectionRuns[k] - prev) + varintSize(sectionRuns[k + 1] - sectionRuns[k]);
-                prev = sectionRuns[k + 1];
+            if (cut) {
+                flag = 0x80000000;
+            } else { // the table of the section's runs of objects, then its length, after the data
+                int n = (nSectionRuns - mark) / 2;
+                int data = at + Wire.SECTION_HEADER;
+                int tb = varintSize(n);
+                for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
+                    tb += varintSize(sectionRuns[k] - prev) + varintSize(sectionRuns[k + 1] - sectionRuns[k]);
+                    prev = sectionRuns[k + 1];
+                }
+                ensure(tb + 5);
+                int p = putVarint(buf, pos, n);
+                for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
+                    p = putVarint(buf, p, sectionRuns[k] - prev);
+                    p = putVarint(buf, p, sectionRuns[k + 1] - sectionRuns[k]);
+                    prev = sectionRuns[k + 1];
+                }
+                // the table's length as a varint written backwards: read from the section's end
+                int e = putVarint(buf, p, tb);
+                for (int i = p, j = e - 1; i < j; i++, j--) {
+                    byte t = buf[i];
+                    buf[i] = buf[j];
+                    buf[j] = t;
+                }
+                pos = e;
             }
-            ensure(tb);
-            System.arraycopy(buf, data, buf, data + tb, pos - data);
-            int p = putVarint(buf, data, n);
-            for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
-                p = putVarint(buf, p, sectionRuns[k] - prev);
-                p = putVarint(buf, p, sectionRuns[k + 1] - sectionRuns[k]);
-                prev = sectionRuns[k + 1];
-            }
-            pos += tb;
             nSectionRuns = mark;
         }
         int external = 0; // arrays left external inside the section (a JDK class's writeObject) count too
         for (int k = extCount - 1; k >= 0 && extAt[k] > at; k--) {
             external += extLen[k];
         }
-        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER + external);
+        Bytes.BE_I.set(buf, at, (pos - at - Wire.SECTION_HEADER + external) | flag);
         int before = (int) Bytes.BE_I.get(buf, at + 4);
         Bytes.BE_I.set(buf, at + 4, nextHandle - before);
     }
@@ -1233,7 +1247,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         } finally {
             sectionDirect = true;
         }
-        // the current section's last run (an outer section's runs all end before this section's data)
+        // the current section's last run (an outer section's runs all end before this section's header)
         if (nSectionRuns > 0 && sectionRuns[nSectionRuns - 1] == start) {
             sectionRuns[nSectionRuns - 1] = pos;
             return;
