@@ -49,10 +49,10 @@ final class Wire {
      * Stream mode: a section's data is followed by a table of the runs of objects its class's own code wrote in it
      * (not those they hold; a run is objects written one after the other, without primitive data between them):
      * [varint n][varint gap, varint length]*n, each gap from the start of the data (first) or the end of the
-     * previous run, then the table's length as a varint written backwards (its last byte holds the low 7 bits). A reader whose class leaves some of that data unread reads those
-     * objects, as the JDK's skipCustomData does: they take their handles, and a missing class marks them for later
-     * back references. A section whose data ends at a failed write (F_CUT) has no table and bit 31 set in its length:
-     * it ends where the frame does.
+     * previous run, then the table's length as a varint written backwards (its last byte holds the low 7 bits). A
+     * reader whose class leaves some of that data unread reads those objects, as the JDK's skipCustomData does: they
+     * take their handles, and a missing class marks them for later back references. A section whose data ends at a
+     * failed write (F_CUT) has no table and bit 31 set in its length: it ends where the frame does.
      */
 
     private Wire() {
