@@ -157,8 +157,8 @@ class SuperclassMatchTest {
         }
         byte[] bytes = b.toByteArray();
         try (ObjectInputStream in = fast
-                ? FastStreams.newReader(new ByteArrayInputStream(bytes, 4, bytes.length - 4), SerializerOptions.DEFAULTS,
-                        new MixedHost(ldr1, ldr2, baseMissing))
+                ? FastStreams.newReader(new ByteArrayInputStream(bytes, 4, bytes.length - 4),
+                        SerializerOptions.DEFAULTS, new MixedHost(ldr1, ldr2, baseMissing))
                 : new MixedJdk(new ByteArrayInputStream(bytes), ldr1, ldr2, baseMissing)) {
             Object back = in.readObject();
             assertSame(a.getClass(), back.getClass());
