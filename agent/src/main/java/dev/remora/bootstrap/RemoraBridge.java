@@ -2,6 +2,7 @@ package dev.remora.bootstrap;
 
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
+import java.io.ObjectStreamClass;
 import java.lang.invoke.MethodHandle;
 import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
@@ -30,6 +31,7 @@ public final class RemoraBridge {
     private static volatile MethodHandle failed;        // (Throwable)void
     private static volatile MethodHandle fastWriter;    // (ObjectOutputStream,Object)ObjectOutputStream
     private static volatile MethodHandle fastReader;    // (ObjectInputStream,Object)Object
+    private static volatile MethodHandle fastDescriptor; // (ObjectInputStream)ObjectStreamClass
     /**
      * remora.oos=fast: each application ObjectOutputStream (exact class) or ObjectInputStream (or subclass) that speaks Remora's
      * format, mapped to the serializer stream every public method forwards to. Weak keys: an abandoned stream goes
@@ -63,6 +65,7 @@ public final class RemoraBridge {
         failed = handles[6];
         fastWriter = handles.length > 7 ? handles[7] : null;
         fastReader = handles.length > 8 ? handles[8] : null;
+        fastDescriptor = handles.length > 9 ? handles[9] : null;
         faulty = injectFaults;
     }
 
@@ -76,6 +79,7 @@ public final class RemoraBridge {
         streamRead = null;
         fastWriter = null;
         fastReader = null;
+        fastDescriptor = null;
         faulty = false;
     }
 
@@ -203,6 +207,18 @@ public final class RemoraBridge {
         String n = c.getName();
         return !n.startsWith("sun.rmi.") && !n.startsWith("java.rmi.") && !n.startsWith("dev.remora.rmi.")
                 && !n.startsWith("dev.remora.serializer.");
+    }
+
+    /**
+     * remora.oos=fast, in place of {@code ObjectInputStream.readClassDescriptor()} of a stream with a fast-format
+     * reader ({@code delegate}): the class descriptor that reader is having the application's override read.
+     */
+    public static ObjectStreamClass oisClassDescriptor(ObjectInputStream delegate) throws Throwable {
+        MethodHandle h = fastDescriptor;
+        if (h == null) {
+            throw new java.io.StreamCorruptedException("remora.oos=fast: no class descriptor to read");
+        }
+        return (ObjectStreamClass) h.invokeExact(delegate);
     }
 
     /** The fast-format writer that {@code stream}'s public methods forward to, or null (the JDK's body runs). */

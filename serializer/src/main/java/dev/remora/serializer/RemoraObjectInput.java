@@ -70,6 +70,8 @@ public class RemoraObjectInput extends ObjectInputStream {
     private int depth;
     /** Sections being read: reading past one is an OptionalDataException, as past JDK block data. */
     private int bounded;
+    /** Stream mode: the last frame read ends inside a value whose write aborted ({@link Wire#F_CUT}). */
+    private boolean cut;
     private long totalRefs;
     private int callStart;
     private long bytesBase;
@@ -229,6 +231,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         if ((flags & ~Wire.F_KNOWN) != 0) {
             throw new StreamCorruptedException(String.format("invalid Remora message flags: %02X", flags));
         }
+        cut = (flags & Wire.F_CUT) != 0;
         boolean le = (flags & Wire.F_LITTLE_ENDIAN) != 0;
         senderOrder = le ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
         swap = senderOrder != Bytes.NATIVE;
@@ -329,6 +332,7 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     final Object readObject0(boolean unshared) throws IOException, ClassNotFoundException {
         if (pos >= limit) {
+            abortedAtCut(); // an object where an aborted write's data stops: the JDK reads its TC_EXCEPTION there
             if (limit < end || bounded > 0 || curObj != null) {
                 throw JdkSupport.optionalDataEof();
             }
@@ -1066,23 +1070,56 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
     }
 
-    /** Reads a section header, bounds reading to the section; returns {end, handle count when done}. */
+    /**
+     * Reads a section header, bounds reading to the section; returns {end, handle count when done} and, in stream
+     * mode, {where its table of runs of objects starts, how many}.
+     */
     private int[] openSection() throws IOException {
         int p = take(Wire.SECTION_HEADER);
         int len = (int) Bytes.BE_I.get(buf, p);
         int count = (int) Bytes.BE_I.get(buf, p + 4);
+        boolean cutHere = source != null && len < 0; // stream mode: its data ends at a failed write, no table
+        len &= source != null ? 0x7FFFFFFF : -1;
         if (len < 0 || len > limit - pos || count < 0 || count > len) {
             throw new StreamCorruptedException("bad custom data section: " + len + " bytes, " + count
                     + " objects, " + (limit - pos) + " bytes left");
         }
-        int[] sec = {pos + len, nHandles + count};
-        limit = pos + len;
         bounded++;
+        int end = pos + len;
+        if (source == null) {
+            limit = end;
+            return new int[] {end, nHandles + count};
+        }
+        int table = end;
+        int tableEnd = end;
+        if (!cutHere) {
+            // the table's length, a varint written backwards at the section's end
+            int tl = 0;
+            for (int shift = 0;; shift += 7) {
+                if (tableEnd <= pos || shift > 28) {
+                    throw new StreamCorruptedException("bad custom data section: " + len + " bytes, no table");
+                }
+                int x = buf[--tableEnd] & 0xFF;
+                tl |= (x & 0x7F) << shift;
+                if ((x & 0x80) == 0) {
+                    break;
+                }
+            }
+            table = tableEnd - tl;
+            if (tl < 1 || table < pos) {
+                throw new StreamCorruptedException("bad custom data section: " + len + " bytes, table of " + tl);
+            }
+        }
+        int[] sec = {end, nHandles + count, cutHere ? -1 : table, pos, tableEnd};
+        limit = table;
         return sec;
     }
 
     /** Skips what the class did not read and keeps handle numbering in step with the writer. */
     private void closeSection(int[] sec) throws IOException {
+        if (sec.length > 2 && pos < sec[2]) {
+            readUnreadObjects(sec);
+        }
         bounded--;
         pos = sec[0];
         if (nHandles > sec[1]) {
@@ -1091,6 +1128,58 @@ public class RemoraObjectInput extends ObjectInputStream {
         while (nHandles < sec[1]) {
             int h = reserve(false);
             handles[h] = SKIPPED;
+        }
+    }
+
+    /**
+     * Stream mode, as the JDK's skipCustomData: the objects of a section that its class left unread are read (they
+     * and what they hold take their handles; one of a missing class carries its ClassNotFoundException to later
+     * back references) and dropped; they do not make the object whose data this is fail.
+     */
+    private void readUnreadObjects(int[] sec) throws IOException {
+        int resume = pos;
+        pos = sec[2];
+        limit = sec[4];
+        int n = readVarint();
+        if (n > limit - pos) {
+            throw new StreamCorruptedException("custom data section claims " + n + " runs of objects");
+        }
+        int[] runs = new int[2 * n];
+        for (int k = 0; k < runs.length; k++) {
+            runs[k] = readVarint();
+        }
+        int prev = sec[3]; // the start of the data
+        for (int k = 0; k < runs.length; k += 2) {
+            runs[k] += prev;
+            runs[k + 1] += runs[k];
+            prev = runs[k + 1];
+        }
+        limit = sec[2];
+        pos = resume;
+        for (int k = 0; k < runs.length; k += 2) {
+            int start = runs[k];
+            int end = runs[k + 1];
+            if (start < sec[3] || end > sec[2] || end < start) {
+                throw new StreamCorruptedException("custom data section's run of objects " + k / 2
+                        + " lies outside it");
+            }
+            if (end <= pos) {
+                continue; // read by the class
+            }
+            pos = Math.max(pos, start); // the class stopped between two objects of the run, or before it
+            while (pos < end) {
+                ClassNotFoundException ex = lastEx;
+                try {
+                    readObject0(false);
+                } catch (ClassNotFoundException e) {
+                    // the object's handle carries it
+                } finally {
+                    lastEx = ex;
+                }
+            }
+            if (pos != end) {
+                throw new StreamCorruptedException("custom data section's objects overrun their run");
+            }
         }
     }
 
@@ -1200,23 +1289,39 @@ public class RemoraObjectInput extends ObjectInputStream {
             case ClassInfo.SP_BYTE: return new Byte(readByte());
             case ClassInfo.SP_CHAR: return new Character(readChar());
             default: {
-                String capturing = readUTF();
-                String fic = readUTF();
-                String fim = readUTF();
-                String fis = readUTF();
+                // the JDK's fields in its order: the capturing class resolves as a Class value (the stream's
+                // resolveClass, the filter), the strings are values with handles
                 int kind = readInt();
-                String ic = readUTF();
-                String im = readUTF();
-                String is = readUTF();
-                String imt = readUTF();
                 Object args = readObject0(false);
                 if (!(args instanceof Object[])) {
                     throw new InvalidObjectException("lambda captured arguments are not an Object[]");
                 }
-                Class<?> cc = resolveClassName(capturing);
-                return new SerializedLambda(cc, fic, fim, fis, kind, ic, im, is, imt, (Object[]) args);
+                Object cc = readObject0(false);
+                ClassNotFoundException missing = lastEx;
+                String fic = lambdaString(readObject0(false));
+                String fim = lambdaString(readObject0(false));
+                String fis = lambdaString(readObject0(false));
+                String ic = lambdaString(readObject0(false));
+                String im = lambdaString(readObject0(false));
+                String is = lambdaString(readObject0(false));
+                String imt = lambdaString(readObject0(false));
+                if (missing != null) {
+                    markEx(curHandle, missing); // as the JDK: the lambda carries it, the read went on to its end
+                    return null;
+                }
+                if (!(cc instanceof Class)) {
+                    throw new InvalidObjectException("lambda capturing class is not a Class");
+                }
+                return new SerializedLambda((Class<?>) cc, fic, fim, fis, kind, ic, im, is, imt, (Object[]) args);
             }
         }
+    }
+
+    private static String lambdaString(Object o) throws InvalidObjectException {
+        if (o != null && !(o instanceof String)) {
+            throw new InvalidObjectException("lambda field is not a String: " + o.getClass().getName());
+        }
+        return (String) o;
     }
 
     private Object checkResolve(Object o, int h, boolean unshared) throws IOException {
@@ -1350,13 +1455,45 @@ public class RemoraObjectInput extends ObjectInputStream {
     /** A class the stream names: the application stream's resolveClass decides where there is one. */
     private Class<?> resolveNamed(String name, long suid) throws IOException, ClassNotFoundException {
         if (host != null) {
-            Class<?> c = host.resolveClass(name, suid);
+            Class<?> c = hostResolve(name, suid);
             if (c == null) {
                 throw new ClassNotFoundException("null class");
             }
             return c;
         }
         return resolveClassName(name);
+    }
+
+    /**
+     * The JDK's readNonProxyDesc as the application's subclass sees it: its readClassDescriptor, where it has one
+     * (a ClassNotFoundException from it is an InvalidClassException), then its resolveClass with the descriptor
+     * that returned.
+     */
+    private Class<?> hostResolve(String name, long suid) throws IOException, ClassNotFoundException {
+        if (host.readsClassDescriptors()) {
+            ObjectStreamClass d;
+            try {
+                d = host.readClassDescriptor(name, suid);
+            } catch (ClassNotFoundException e) {
+                throw (IOException) new InvalidClassException("failed to read class descriptor").initCause(e);
+            }
+            name = d.getName();
+            suid = d.getSerialVersionUID();
+        }
+        return host.resolveClass(name, suid);
+    }
+
+    /**
+     * {@code remora.oos=fast}: what the JDK's {@code readClassDescriptor()} gives the application's override that
+     * calls it: the descriptor being read (its class name and serialVersionUID; Remora's stream has no JDK
+     * descriptor bytes to read).
+     */
+    public ObjectStreamClass classDescriptorBeingRead() throws IOException {
+        ObjectStreamClass d = host == null ? null : host.classDescriptorBeingRead();
+        if (d == null) {
+            throw new StreamCorruptedException("readClassDescriptor called where no class descriptor is read");
+        }
+        return d;
     }
 
     /** The class of a descriptor read as a value ({@link Wire#T_DESC}), resolved as this stream resolves. */
@@ -1382,7 +1519,7 @@ public class RemoraObjectInput extends ObjectInputStream {
             // enum, Proxy for a proxy class) through the application stream's resolveClass too
             for (Class<?> c = cl.getSuperclass(); c != null && Serializable.class.isAssignableFrom(c);
                     c = c.getSuperclass()) {
-                host.resolveClass(c.getName(), ObjectStreamClass.lookupAny(c).getSerialVersionUID());
+                hostResolve(c.getName(), ObjectStreamClass.lookupAny(c).getSerialVersionUID());
             }
         }
         ClassInfo li = ClassInfo.of(cl);
@@ -1520,9 +1657,12 @@ public class RemoraObjectInput extends ObjectInputStream {
                 }
             }
             slotClasses[i] = rc;
+            // the JDK binds a slot's data to the local superclass of the same name (getClassDataLayout0), not to
+            // the class resolveClass gave: one from another loader, or none, still binds
+            String searchName = rc != null ? rc.getName() : r.name;
             int j = -1;
-            for (int k = next; k < locals.length && rc != null; k++) {
-                if (locals[k].cl == rc) {
+            for (int k = next; k < locals.length; k++) {
+                if (locals[k].cl.getName().equals(searchName)) {
                     j = k;
                     break;
                 }
@@ -2073,6 +2213,9 @@ public class RemoraObjectInput extends ObjectInputStream {
                 pullFrame();
                 continue;
             }
+            if (bounded == 0) {
+                abortedAtCut(); // a value's own bytes (custom data, the JDK's block data, ends in EOFException)
+            }
             throw new EOFException("unexpected end of data: need " + n + " bytes, " + (limit - pos) + " left"
                     + (limit < end ? " in this object's custom data" : ""));
         }
@@ -2317,22 +2460,39 @@ public class RemoraObjectInput extends ObjectInputStream {
         throw new java.io.WriteAbortedException("writing aborted", (IOException) ex);
     }
 
+    /**
+     * At the end of data (pos at limit): where that is the end of a frame cut by an aborted write
+     * ({@link Wire#F_CUT}), reads the aborted write's frame, which comes next, and throws its WriteAbortedException.
+     */
+    private void abortedAtCut() throws IOException {
+        if (!cut || limit != end || source == null) {
+            return;
+        }
+        cut = false;
+        int unread = end - pos;
+        int oldPos = pos;
+        byte[] keep = buf;
+        byte[] frame = readFrame();
+        if ((frame[0] & Wire.F_ABORTED) == 0) {
+            throw new StreamCorruptedException("a value cut by an aborted write is not followed by its exception");
+        }
+        bytesBase += pos - callStart;
+        buf = frame;
+        pos = 0;
+        limit = end = frame.length;
+        try {
+            readAborted();
+        } finally {
+            buf = keep;
+            pos = oldPos;
+            limit = end = oldPos + unread;
+            callStart = pos;
+        }
+    }
+
     private void pullFrame() throws IOException {
-        byte[] lenBytes = source.readNBytes(4);
-        if (lenBytes.length == 0) {
-            throw new EOFException("end of Remora stream");
-        }
-        if (lenBytes.length < 4) {
-            throw new EOFException("truncated Remora frame header");
-        }
-        int len = (int) Bytes.BE_I.get(lenBytes, 0);
-        if (len < 2) {
-            throw new StreamCorruptedException("bad Remora frame length " + len);
-        }
-        byte[] frame = source.readNBytes(len); // grows as data arrives: a false length cannot exhaust memory
-        if (frame.length < len) {
-            throw new EOFException("truncated Remora frame: " + frame.length + " of " + len + " bytes");
-        }
+        byte[] frame = readFrame();
+        int len = frame.length;
         int unread = end - pos;
         int oldPos = pos;
         byte[] keep = buf;
@@ -2361,5 +2521,25 @@ public class RemoraObjectInput extends ObjectInputStream {
         pos = 0;
         limit = end = need;
         callStart = 0;
+    }
+
+    /** The next frame's message, [int length BE][message], from the source. */
+    private byte[] readFrame() throws IOException {
+        byte[] lenBytes = source.readNBytes(4);
+        if (lenBytes.length == 0) {
+            throw new EOFException("end of Remora stream");
+        }
+        if (lenBytes.length < 4) {
+            throw new EOFException("truncated Remora frame header");
+        }
+        int len = (int) Bytes.BE_I.get(lenBytes, 0);
+        if (len < 2) {
+            throw new StreamCorruptedException("bad Remora frame length " + len);
+        }
+        byte[] frame = source.readNBytes(len); // grows as data arrives: a false length cannot exhaust memory
+        if (frame.length < len) {
+            throw new EOFException("truncated Remora frame: " + frame.length + " of " + len + " bytes");
+        }
+        return frame;
     }
 }

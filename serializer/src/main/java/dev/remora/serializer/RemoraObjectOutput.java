@@ -86,8 +86,19 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     private Slot curSlot;
     private PutFieldImpl curPut;
 
+    /** The lambda class whose writeReplace gave the SerializedLambda about to be written, or null. */
+    private Class<?> lambdaClass;
+
     /** Stream mode (remora.oos=fast): frames go to this sink. */
     private final OutputStream sink;
+    /**
+     * Stream mode: a class's writeObject/writeExternal is running, and the next object written is one of its own
+     * (not one that an object it wrote holds); where each starts goes into its section's table.
+     */
+    private boolean sectionDirect;
+    /** Stream mode: the runs of objects (start, end) of the open sections, the innermost section's last. */
+    private int[] sectionRuns = new int[16];
+    private int nSectionRuns;
 
     /** A stream for one connection's calls; the type table belongs to the connection. */
     public RemoraObjectOutput(WriteTypeTable types, SerializerOptions options) throws IOException {
@@ -443,6 +454,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         }
         boolean top = depth == 0;
         int start = pos;
+        if (top) {
+            nSectionRuns = 0; // what a failed write left of its sections' tables
+        }
         depth++;
         try {
             writeObject0(obj, unshared);
@@ -463,18 +477,22 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     /**
      * Stream mode, as {@code ObjectOutputStream.writeFatalException}: a top-level write that failed with {@code e}
      * leaves {@code e} in the stream, where the reader throws it inside a WriteAbortedException, and both sides clear
-     * their handles. What the failed value wrote is dropped here (the JDK leaves it before the exception, whose reader
-     * meets the exception while reading it); data written before it is kept. Should {@code e} itself fail to write,
-     * only the data before the value is kept.
+     * their handles. What the failed value wrote stays in front of it, as the JDK leaves it: its reader reads that
+     * partial value (a class's readObject runs on the data its writeObject wrote before the failure) and meets the
+     * exception where the data stops ({@link Wire#F_CUT}). Should {@code e} itself fail to write, the frame cut
+     * there is followed by no exception (the JDK's stream is as broken then).
      */
     private void writeAborted(int start, IOException e) throws IOException {
-        pos = start;
-        types.rollback(); // the failed value's new types were never sent
-        typeLen = 0;
-        newTypes = 0;
         curObj = null;
         curSlot = null;
         curPut = null;
+        if (pos > start) {
+            nextFlags |= Wire.F_CUT;
+        } else {
+            types.rollback(); // nothing of the value was written: its new types are never sent
+            typeLen = 0;
+            newTypes = 0;
+        }
         emitFrame();
         clearHandles();
         nextFlags |= Wire.F_HANDLES_RESET | Wire.F_ABORTED;
@@ -511,6 +529,10 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     final void writeObject0(Object obj, boolean unshared) throws IOException {
+        if (sectionDirect) {
+            writeSectionObject(obj, unshared);
+            return;
+        }
         if (obj == null) {
             writeTag(Wire.T_NULL);
             return;
@@ -640,6 +662,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             } catch (Throwable t) {
                 throw new IOException(t);
             }
+            if (rep instanceof SerializedLambda) {
+                lambdaClass = cl; // its capturing class is written as a Class, as the JDK writes the field
+            }
             obj = rep;
             if (rep == null || rep.getClass() == cl) {
                 break;
@@ -752,14 +777,20 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 curObj = null;
                 curSlot = null;
                 curPut = null;
+                boolean sd = sectionDirect;
+                sectionDirect = sink != null;
                 try {
                     ((Externalizable) obj).writeExternal(this);
+                } catch (IOException x) {
+                    closeSection(sec, true); // the data ends here: an aborted write keeps it (writeAborted)
+                    throw x;
                 } finally {
+                    sectionDirect = sd;
                     curObj = so;
                     curSlot = ss;
                     curPut = sp;
                 }
-                closeSection(sec);
+                closeSection(sec, false);
                 return;
             }
             default: // PLAIN
@@ -784,19 +815,25 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         curSlot = slot;
         curPut = null;
         depth++;
+        boolean sd = sectionDirect;
+        sectionDirect = sink != null;
         try {
             slot.writeObject.invokeExact(obj, (ObjectOutputStream) this);
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (IOException e) {
+            closeSection(sec, true); // the data ends here: an aborted write keeps it (writeAborted)
+            throw e;
+        } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
             throw new IOException(t);
         } finally {
+            sectionDirect = sd;
             depth--;
             curObj = so;
             curSlot = ss;
             curPut = sp;
         }
-        closeSection(sec);
+        closeSection(sec, false);
     }
 
     private void writeDefaultFields(Object obj, Slot slot) throws IOException {
@@ -851,6 +888,33 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         }
     }
 
+    /**
+     * A SerializedLambda's capturing class (its getter gives only the name): the lambda class whose writeReplace
+     * made it is a nestmate of it, defined by its loader; a SerializedLambda written as it is resolves by name.
+     */
+    private Class<?> capturingClass(SerializedLambda l) throws IOException {
+        String name = l.getCapturingClass().replace('/', '.');
+        Class<?> lc = lambdaClass;
+        lambdaClass = null;
+        try {
+            if (lc != null) {
+                Class<?> host = lc.getNestHost();
+                if (host.getName().equals(name)) {
+                    return host;
+                }
+                for (Class<?> m : host.getNestMembers()) {
+                    if (m.getName().equals(name)) {
+                        return m;
+                    }
+                }
+                return Class.forName(name, false, lc.getClassLoader());
+            }
+            return ClassResolver.latestUserDefinedLoader().resolve(name);
+        } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+            throw (IOException) new NotSerializableException(name + " (the capturing class of a lambda)").initCause(e);
+        }
+    }
+
     private void writeSpecial(Object obj, ClassInfo ci) throws IOException {
         switch (ci.special) {
             case ClassInfo.SP_INT: writeInt((Integer) obj); return;
@@ -874,21 +938,25 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 return;
             }
             default: {
+                // the JDK's fields in its order (the int, then the references by name): the Class and the strings
+                // are values with handles, so the reader's filter sees what the JDK's sees (the capturing class,
+                // back references to shared strings)
                 SerializedLambda l = (SerializedLambda) obj;
-                writeUTF(l.getCapturingClass().replace('/', '.'));
-                writeUTF(l.getFunctionalInterfaceClass());
-                writeUTF(l.getFunctionalInterfaceMethodName());
-                writeUTF(l.getFunctionalInterfaceMethodSignature());
+                Class<?> capturing = capturingClass(l);
                 writeInt(l.getImplMethodKind());
-                writeUTF(l.getImplClass());
-                writeUTF(l.getImplMethodName());
-                writeUTF(l.getImplMethodSignature());
-                writeUTF(l.getInstantiatedMethodType());
                 Object[] args = new Object[l.getCapturedArgCount()];
                 for (int i = 0; i < args.length; i++) {
                     args[i] = l.getCapturedArg(i);
                 }
                 writeObject0(args, false);
+                writeObject0(capturing, false);
+                writeObject0(l.getFunctionalInterfaceClass(), false);
+                writeObject0(l.getFunctionalInterfaceMethodName(), false);
+                writeObject0(l.getFunctionalInterfaceMethodSignature(), false);
+                writeObject0(l.getImplClass(), false);
+                writeObject0(l.getImplMethodName(), false);
+                writeObject0(l.getImplMethodSignature(), false);
+                writeObject0(l.getInstantiatedMethodType(), false);
             }
         }
     }
@@ -1113,19 +1181,82 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         ensure(Wire.SECTION_HEADER);
         int at = pos;
         pos += Wire.SECTION_HEADER;
-        // remember the handle count in the length slot until closeSection
+        // remember the handle count (and in stream mode where this section's runs start in sectionRuns) in the
+        // header until closeSection
         Bytes.BE_I.set(buf, at + 4, nextHandle);
+        if (sink != null) {
+            Bytes.BE_I.set(buf, at, nSectionRuns);
+        }
         return at;
     }
 
-    private void closeSection(int at) {
+    /**
+     * @param cut whether the section's data ends where a write failed (Wire.F_CUT): in stream mode such a section
+     *     gets no table, so that it ends where the data stops, as the frame does
+     */
+    private void closeSection(int at, boolean cut) {
+        int flag = 0;
+        if (sink != null) {
+            int mark = (int) Bytes.BE_I.get(buf, at);
+            if (cut) {
+                flag = 0x80000000;
+            } else { // the table of the section's runs of objects, then its length, after the data
+                int n = (nSectionRuns - mark) / 2;
+                int data = at + Wire.SECTION_HEADER;
+                int tb = varintSize(n);
+                for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
+                    tb += varintSize(sectionRuns[k] - prev) + varintSize(sectionRuns[k + 1] - sectionRuns[k]);
+                    prev = sectionRuns[k + 1];
+                }
+                ensure(tb + 5);
+                int p = putVarint(buf, pos, n);
+                for (int k = mark, prev = data; k < nSectionRuns; k += 2) {
+                    p = putVarint(buf, p, sectionRuns[k] - prev);
+                    p = putVarint(buf, p, sectionRuns[k + 1] - sectionRuns[k]);
+                    prev = sectionRuns[k + 1];
+                }
+                // the table's length as a varint written backwards: read from the section's end
+                int e = putVarint(buf, p, tb);
+                for (int i = p, j = e - 1; i < j; i++, j--) {
+                    byte t = buf[i];
+                    buf[i] = buf[j];
+                    buf[j] = t;
+                }
+                pos = e;
+            }
+            nSectionRuns = mark;
+        }
         int external = 0; // arrays left external inside the section (a JDK class's writeObject) count too
         for (int k = extCount - 1; k >= 0 && extAt[k] > at; k--) {
             external += extLen[k];
         }
-        Bytes.BE_I.set(buf, at, pos - at - Wire.SECTION_HEADER + external);
+        Bytes.BE_I.set(buf, at, (pos - at - Wire.SECTION_HEADER + external) | flag);
         int before = (int) Bytes.BE_I.get(buf, at + 4);
         Bytes.BE_I.set(buf, at + 4, nextHandle - before);
+    }
+
+    /**
+     * Stream mode: an object the current section's class writes itself (its section's table): one that starts
+     * where the last ended extends that run, else it starts a new one.
+     */
+    private void writeSectionObject(Object obj, boolean unshared) throws IOException {
+        int start = pos;
+        sectionDirect = false; // what it holds is its own
+        try {
+            writeObject0(obj, unshared);
+        } finally {
+            sectionDirect = true;
+        }
+        // the current section's last run (an outer section's runs all end before this section's header)
+        if (nSectionRuns > 0 && sectionRuns[nSectionRuns - 1] == start) {
+            sectionRuns[nSectionRuns - 1] = pos;
+            return;
+        }
+        if (nSectionRuns + 2 > sectionRuns.length) {
+            sectionRuns = Arrays.copyOf(sectionRuns, sectionRuns.length * 2);
+        }
+        sectionRuns[nSectionRuns++] = start;
+        sectionRuns[nSectionRuns++] = pos;
     }
 
     // ---------------------------------------------------------------- writeObject support

@@ -34,10 +34,26 @@ final class Wire {
      * reader throws a WriteAbortedException, and both sides clear their handles before and after.
      */
     static final int F_ABORTED = 8;
-    static final int F_KNOWN = 15;
+    /**
+     * Stream mode: the frame ends inside a value whose write failed (what it wrote is kept, as the JDK keeps it
+     * before its {@code TC_EXCEPTION}; custom data sections open then were closed where the data stops); the frame
+     * after it is the F_ABORTED one. A reader that reaches the end of such a frame inside the value reads that
+     * frame and throws its WriteAbortedException there.
+     */
+    static final int F_CUT = 16;
+    static final int F_KNOWN = 31;
 
     /** Bytes a section header takes: length of the data after it, then the number of handles assigned inside. */
     static final int SECTION_HEADER = 8;
+    /*
+     * Stream mode: a section's data is followed by a table of the runs of objects its class's own code wrote in it
+     * (not those they hold; a run is objects written one after the other, without primitive data between them):
+     * [varint n][varint gap, varint length]*n, each gap from the start of the data (first) or the end of the
+     * previous run, then the table's length as a varint written backwards (its last byte holds the low 7 bits). A
+     * reader whose class leaves some of that data unread reads those objects, as the JDK's skipCustomData does: they
+     * take their handles, and a missing class marks them for later back references. A section whose data ends at a
+     * failed write (F_CUT) has no table and bit 31 set in its length: it ends where the frame does.
+     */
 
     private Wire() {
     }

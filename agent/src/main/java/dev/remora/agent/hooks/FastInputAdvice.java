@@ -2,6 +2,7 @@ package dev.remora.agent.hooks;
 
 import dev.remora.bootstrap.RemoraBridge;
 import java.io.ObjectInputStream;
+import java.io.ObjectStreamClass;
 import java.io.ObjectInputValidation;
 import net.bytebuddy.asm.Advice;
 
@@ -131,6 +132,33 @@ public final class FastInputAdvice {
             if (d != null) {
                 try {
                     result = d.readFields();
+                } catch (Throwable t) {
+                    thrown = t;
+                }
+            }
+        }
+    }
+
+    /**
+     * {@code readClassDescriptor()}, protected: called by an application's override while Remora's reader has it
+     * read a class descriptor ({@code SubclassHost.readClassDescriptor}); returns the descriptor being read.
+     */
+    public static final class ReadClassDescriptor {
+        private ReadClassDescriptor() {
+        }
+
+        @Advice.OnMethodEnter(skipOn = Advice.OnNonDefaultValue.class, suppress = Throwable.class)
+        public static ObjectInputStream enter(@Advice.This ObjectInputStream self) {
+            return RemoraBridge.oisDelegate(self);
+        }
+
+        @Advice.OnMethodExit(onThrowable = Throwable.class, suppress = Throwable.class)
+        public static void exit(@Advice.Enter ObjectInputStream d,
+                @Advice.Return(readOnly = false) ObjectStreamClass result,
+                @Advice.Thrown(readOnly = false) Throwable thrown) {
+            if (d != null) {
+                try {
+                    result = RemoraBridge.oisClassDescriptor(d);
                 } catch (Throwable t) {
                     thrown = t;
                 }

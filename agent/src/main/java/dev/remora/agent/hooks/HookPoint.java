@@ -78,6 +78,7 @@ public final class HookPoint {
             fast(OIS, FAST_IN + "ReadUnshared", "readUnshared"),
             fast(OIS, FAST_IN + "DefaultReadObject", "defaultReadObject"),
             fast(OIS, FAST_IN + "ReadFields", "readFields"),
+            fast(OIS, FAST_IN + "ReadClassDescriptor", "readClassDescriptor"),
             fast(OIS, FAST_IN + "RegisterValidation", "registerValidation", java.io.ObjectInputValidation.class,
                     int.class),
             fast(OIS, FAST_IN + "Read", "read"),

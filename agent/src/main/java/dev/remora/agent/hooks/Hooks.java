@@ -31,7 +31,7 @@ public final class Hooks {
     }
 
     /**
-     * Handles for {@code RemoraBridge.install}, in its field order; the last two (remora.oos=fast's) only when
+     * Handles for {@code RemoraBridge.install}, in its field order; the last three (remora.oos=fast's) only when
      * {@code oosFast}: their types name ObjectOutputStream and ObjectInputStream, which a JVM that does not use them
      * need not load.
      */
@@ -56,6 +56,8 @@ public final class Hooks {
                     java.io.ObjectOutputStream.class, Object.class)),
             l.findStatic(OosFast.class, "openReader", MethodType.methodType(Object.class,
                     java.io.ObjectInputStream.class, Object.class)),
+            l.findStatic(OosFast.class, "classDescriptor", MethodType.methodType(java.io.ObjectStreamClass.class,
+                    java.io.ObjectInputStream.class)),
         };
     }
 

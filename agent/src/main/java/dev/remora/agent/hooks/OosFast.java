@@ -91,6 +91,11 @@ public final class OosFast {
         }
     }
 
+    /** {@code (fast-format reader)}: the class descriptor it is having the application's readClassDescriptor read. */
+    static java.io.ObjectStreamClass classDescriptor(ObjectInputStream reader) throws IOException {
+        return ((RemoraObjectInput) reader).classDescriptorBeingRead();
+    }
+
     /**
      * The application stream's filter, looked up on every check: it is set the JDK's way on that stream
      * ({@code setObjectInputFilter} is final and runs the JDK's code, filter factory included).

@@ -20,8 +20,11 @@ import java.lang.ref.WeakReference;
  *
  * <p>{@code resolveClass} receives a descriptor made for the call, as the JDK's reader passes the descriptor it just
  * read: the stream's class name and serialVersionUID, no class yet ({@code forClass()} is null), and no fields
- * (Remora's stream does not carry field types). Overrides that call {@code readClassDescriptor} or read the JDK's
- * format themselves cannot work on Remora's format (see the README's list).
+ * (Remora's stream does not carry field types). An override of {@code readClassDescriptor} is called where the JDK
+ * reads a class descriptor, before {@code resolveClass}; its call of {@code super.readClassDescriptor()} returns such
+ * a descriptor (forwarded by {@code FastInputAdvice.ReadClassDescriptor}), and the class the descriptor it returns
+ * names is the one resolved. Overrides that read the JDK's format themselves cannot work on Remora's format (see the
+ * README's list).
  */
 final class SubclassHost implements StreamHost {
     /** Weak: the bridge's map holds the reader, and this, as the value of the stream's weak key. */
@@ -30,17 +33,22 @@ final class SubclassHost implements StreamHost {
     /** Whether the subclass overrides resolveClass / resolveProxyClass (else Remora applies the JDK's rule). */
     private final boolean ownResolveClass;
     private final boolean ownResolveProxyClass;
+    private final boolean ownReadClassDescriptor;
+
+    /** The descriptor the subclass's readClassDescriptor is reading (its super call returns it), or null. */
+    private ObjectStreamClass beingRead;
 
     SubclassHost(ObjectInputStream stream) {
         this.stream = new WeakReference<>(stream);
         this.ownResolveClass = overrides(stream.getClass(), "resolveClass", ObjectStreamClass.class);
         this.ownResolveProxyClass = overrides(stream.getClass(), "resolveProxyClass", String[].class);
+        this.ownReadClassDescriptor = overrides(stream.getClass(), "readClassDescriptor");
     }
 
-    private static boolean overrides(Class<?> c, String name, Class<?> param) {
+    private static boolean overrides(Class<?> c, String name, Class<?>... params) {
         for (; c != ObjectInputStream.class && c != null; c = c.getSuperclass()) {
             try {
-                c.getDeclaredMethod(name, param);
+                c.getDeclaredMethod(name, params);
                 return true;
             } catch (NoSuchMethodException e) {
                 // not here: look further up
@@ -72,6 +80,32 @@ final class SubclassHost implements StreamHost {
         } catch (Throwable t) {
             throw new IOException(t);
         }
+    }
+
+    @Override
+    public boolean readsClassDescriptors() {
+        return ownReadClassDescriptor;
+    }
+
+    @Override
+    public ObjectStreamClass readClassDescriptor(String name, long serialVersionUID)
+            throws IOException, ClassNotFoundException {
+        ObjectStreamClass outer = beingRead;
+        beingRead = Handles.descriptor(name, serialVersionUID);
+        try {
+            return (ObjectStreamClass) Handles.READ_CLASS_DESCRIPTOR.invokeExact(stream());
+        } catch (IOException | ClassNotFoundException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IOException(t);
+        } finally {
+            beingRead = outer;
+        }
+    }
+
+    @Override
+    public ObjectStreamClass classDescriptorBeingRead() {
+        return beingRead;
     }
 
     @Override
@@ -112,6 +146,7 @@ final class SubclassHost implements StreamHost {
         static final MethodHandle RESOLVE_CLASS;
         static final MethodHandle RESOLVE_PROXY;
         static final MethodHandle RESOLVE_OBJECT;
+        static final MethodHandle READ_CLASS_DESCRIPTOR;
         static final VarHandle ENABLE_RESOLVE;
         static final MethodHandle NEW_DESCRIPTOR;
         static final VarHandle NAME;
@@ -129,6 +164,8 @@ final class SubclassHost implements StreamHost {
                         MethodType.methodType(Class.class, String[].class));
                 RESOLVE_OBJECT = ois.findVirtual(ObjectInputStream.class, "resolveObject",
                         MethodType.methodType(Object.class, Object.class));
+                READ_CLASS_DESCRIPTOR = ois.findVirtual(ObjectInputStream.class, "readClassDescriptor",
+                        MethodType.methodType(ObjectStreamClass.class));
                 ENABLE_RESOLVE = ois.findVarHandle(ObjectInputStream.class, "enableResolve", boolean.class);
                 MethodHandles.Lookup osc = MethodHandles.privateLookupIn(ObjectStreamClass.class,
                         MethodHandles.lookup());

@@ -55,7 +55,9 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
-     * 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES. 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
+     * 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES; a serialized lambda's capturing class and strings
+     * are values (with handles), in the JDK's field order.
+     * 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
     public static final short VERSION = 5;
