@@ -18,14 +18,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * remora.oos=fast with real JVMs on JDK 17 and 25: an ordinary application ({@link OosApp}) that keeps a graph in a
- * file with {@code new ObjectOutputStream} writes Remora's format behind header ACED524D and reads back what plain
+ * file with {@code new ObjectOutputStream} writes Remora's format behind header ACED524E and reads back what plain
  * Java reads back; a JVM without Remora, or with remora.oos=jdk, fails loudly on such a file; a fast JVM reads files
  * in the JDK's format; the application's stream subclasses, its filters and RMI keep working.
  */
 class OosIT {
-    private static final byte[] FAST_HEADER = {(byte) 0xAC, (byte) 0xED, 0x52, 0x4D};
+    private static final byte[] FAST_HEADER = {(byte) 0xAC, (byte) 0xED, 0x52, 0x4E};
     private static final byte[] JDK_HEADER = {(byte) 0xAC, (byte) 0xED, 0x00, 0x05};
-    private static final String CORRUPT = "ERROR java.io.StreamCorruptedException: invalid stream header: ACED524D";
+    private static final String CORRUPT = "ERROR java.io.StreamCorruptedException: invalid stream header: ACED524E";
 
     @TempDir
     Path dir;

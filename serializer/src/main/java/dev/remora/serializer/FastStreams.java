@@ -9,9 +9,12 @@ import java.io.StreamCorruptedException;
  * Entry points for {@code remora.oos=fast}: Remora's format in the application's own files and sockets, behind a
  * header of its own.
  *
- * <p>The header is {@code AC ED 52 4D}: the JDK's magic followed by a version that is not 5, so a vanilla
+ * <p>The header is {@code AC ED 52 4E}: the JDK's magic followed by a version that is not 5, so a vanilla
  * {@link java.io.ObjectInputStream} fails loudly with {@code StreamCorruptedException: invalid stream header:
- * ACED524D} and never misreads. After the header come frames {@code [int length BE][message]}, one per top-level
+ * ACED524E} and never misreads. Its last byte is the format's own version ({@link #FORMAT}), raised whenever what
+ * follows changes: a stream of another Remora format ({@code AC ED 52 xx}) is refused with a message naming both
+ * formats ({@link #otherFormat}), never misread. Format 0x4D: the first; 0x4E: a write cut by a
+ * failure keeps its partial data, custom-data sections end with a table of the objects they hold. After the header come frames {@code [int length BE][message]}, one per top-level
  * {@code writeObject} (objects never span frames), {@code flush()} or {@code reset()}; handles persist across
  * frames until {@code reset()}, types for the whole stream.
  *
@@ -23,11 +26,13 @@ import java.io.StreamCorruptedException;
  * else continue with the JDK's own logic on the same 4 bytes (an instrumented reader reads both formats).
  */
 public final class FastStreams {
+    /** The fast format's version, the header's last byte. */
+    public static final byte FORMAT = 0x4E;
     /** Stream header of the fast format. */
-    public static final byte[] HEADER = {(byte) 0xAC, (byte) 0xED, 0x52, 0x4D};
+    public static final byte[] HEADER = {(byte) 0xAC, (byte) 0xED, 0x52, FORMAT};
     /** The two shorts a JDK {@code readStreamHeader} sees. */
     public static final short MAGIC = (short) 0xACED;
-    public static final short VERSION = 0x524D;
+    public static final short VERSION = 0x5200 | FORMAT;
 
     private FastStreams() {
     }
@@ -41,6 +46,19 @@ public final class FastStreams {
     /** True for the magic/version pair a {@code readStreamHeader} reads. */
     public static boolean isFastHeader(short magic, short version) {
         return magic == MAGIC && version == VERSION;
+    }
+
+    /**
+     * For a header of another Remora format ({@code AC ED 52 xx}, {@code xx} not {@link #FORMAT}): the exception to
+     * throw, naming both formats; null for any other header.
+     */
+    public static StreamCorruptedException otherFormat(short magic, short version) {
+        if (magic != MAGIC || (version & 0xFF00) != 0x5200 || version == VERSION) {
+            return null;
+        }
+        return new StreamCorruptedException(String.format("invalid stream header: %04X%04X: written by another Remora"
+                + " release in its stream format %02X (remora.oos=fast); this one reads format %02X: read it with the"
+                + " release that wrote it", magic & 0xFFFF, version & 0xFFFF, version & 0xFF, FORMAT));
     }
 
     /** A writer of the fast format on out; writes the header now. */

@@ -26,9 +26,20 @@ class StreamModeTest {
         }
         StreamCorruptedException e = assertThrows(StreamCorruptedException.class,
                 () -> new ObjectInputStream(new ByteArrayInputStream(bos.toByteArray())));
-        assertEquals("invalid stream header: ACED524D", e.getMessage());
+        assertEquals("invalid stream header: ACED524E", e.getMessage());
         assertTrue(FastStreams.isFastHeader(bos.toByteArray()));
         assertTrue(!FastStreams.isFastHeader(RoundTrip.jdkBytes("x")));
+    }
+
+    /** A stream of another Remora format (the first was 0x4D) is refused with both formats named, never misread. */
+    @Test
+    void anotherRemoraFormatIsRefusedByName() {
+        StreamCorruptedException e = FastStreams.otherFormat(FastStreams.MAGIC, (short) 0x524D);
+        assertTrue(e != null && e.getMessage().startsWith("invalid stream header: ACED524D: written by another Remora"
+                + " release in its stream format 4D (remora.oos=fast); this one reads format 4E"), String.valueOf(e));
+        assertEquals(null, FastStreams.otherFormat(FastStreams.MAGIC, FastStreams.VERSION), "this format");
+        assertEquals(null, FastStreams.otherFormat(FastStreams.MAGIC, (short) 5), "the JDK's");
+        assertEquals(null, FastStreams.otherFormat((short) 0x1234, (short) 0x524D), "not a serialization stream");
     }
 
     @Test

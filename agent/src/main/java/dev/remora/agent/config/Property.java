@@ -84,7 +84,7 @@ public enum Property {
                     + " frame goes by JRMP)."),
     OOS("remora.oos", "jdk", values("jdk", "fast"),
             "The application's own serialization streams: fast = new ObjectOutputStream(out) (exact class; subclasses"
-                    + " such as RMI's write the JDK's format) writes Remora's format behind header ACED524D (a JVM"
+                    + " such as RMI's write the JDK's format) writes Remora's format behind header ACED524E (a JVM"
                     + " without Remora fails on it with StreamCorruptedException); ObjectInputStream and the"
                     + " application's subclasses of it read either format, the subclasses' resolveClass,"
                     + " resolveProxyClass and resolveObject honoured; jdk = untouched."),

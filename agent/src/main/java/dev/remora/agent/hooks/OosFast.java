@@ -71,7 +71,9 @@ public final class OosFast {
             return Boolean.TRUE;
         }
         if (!FastStreams.isFastHeader(s0, s1)) {
-            return new StreamCorruptedException(String.format("invalid stream header: %04X%04X", s0, s1));
+            StreamCorruptedException other = FastStreams.otherFormat(s0, s1);
+            return other != null ? other : new StreamCorruptedException(String.format("invalid stream header: %04X%04X",
+                    s0, s1));
         }
         try {
             // an application's subclass keeps its resolveClass/resolveProxyClass/resolveObject

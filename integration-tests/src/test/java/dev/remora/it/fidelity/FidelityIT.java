@@ -38,7 +38,7 @@ class FidelityIT {
         try (Jvm fast = Jvm.start(jdk, List.of(Jvm.javaagent(null), "-Dremora.oos=fast", "-Dremora.stats=true"),
                 FidelityMain.class.getName(), "streams", GRAPHS)) {
             finish(fast);
-            assertTrue(fast.stdoutLines().contains("header ACED524D"), () -> "Remora's stream format was in use\n"
+            assertTrue(fast.stdoutLines().contains("header ACED524E"), () -> "Remora's stream format was in use\n"
                     + fast.describe());
             assertTrue(fast.stat("fast_streams") > 600, fast::describe);
             assertEquals(0, fast.stat("advice_errors"), fast::describe);
