@@ -195,10 +195,12 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     /**
      * Sends a future call's frame (registered), or, with remora.future.batch, copies it behind the frames held back,
      * so that future calls issued back to back leave in one write. Whoever waits for its reply sends it first
-     * ({@link #await}).
+     * ({@link #await}). A future issued while no other of this connection is out (a lone one, or the first of a run)
+     * leaves at once: holding it would cost the batcher thread's wake-up and gain nothing.
      */
     void sendFuture(FrameBuffer frame) throws IOException {
-        if (futureBatching && frame.tailLength() == 0 && frame.length() < OnewayBatcher.BYTES && dead == null) {
+        if (futureBatching && frame.tailLength() == 0 && frame.length() < OnewayBatcher.BYTES && dead == null
+                && (futuresOut.get() > 1 || heldCalls != 0)) {
             hold(frame);
             return;
         }
