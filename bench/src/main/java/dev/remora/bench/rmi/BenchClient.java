@@ -281,8 +281,8 @@ public final class BenchClient {
                 } else if (k == Kernel.ONEWAY) {
                     m = measure(svc::onewayPing, warmup, warmMinNs, reps, budgetNs, samples, this::bothCpuNanos,
                             svc::onewayCount);
-                } else if (k == Kernel.FUTURE_LATE) {
-                    m = measureLate(warmup, warmMinNs, reps, budgetNs, samples);
+                } else if (k == Kernel.FUTURE_LATE || k == Kernel.FUTURE_NOW || k == Kernel.FUTURE_SYNC) {
+                    m = measurePaced(k, warmup, warmMinNs, reps, budgetNs, samples);
                 } else if (k == Kernel.RAW_TCP) {
                     m = measureRaw(spec.n(), warmup, warmMinNs, reps, budgetNs, samples);
                 } else {
@@ -601,30 +601,40 @@ public final class BenchClient {
         return new Measured(Stats.summarize(samples, n), t1 - start, cpu1 < 0 ? -1 : cpu1 - cpu0);
     }
 
-    /** How long {@code future_late} lets a call complete before it uses the future (not timed). */
-    static final long LATE_NANOS = 1_000_000;
+    /** The pause (other work, not timed) of seed 004's future kernels: long enough for a call to complete. */
+    static final long PAUSE_NANOS = 1_000_000;
 
     /**
-     * {@code future_late}: each sample is the time of the call plus that of the first use of its result, the call
-     * having had {@link #LATE_NANOS} to complete in between (seed 004's "future used after the call completed").
+     * Seed 004's three columns, all paced alike by a pause of {@link #PAUSE_NANOS} per call (not timed; a pause
+     * makes any next call slower on a VM, whose idle threads must be woken, so the three pay the same):
+     * {@code future_late} times the call and the first use of its result with the pause in between (the future used
+     * after its call completed), {@code future_now} the call and its use at once, then pauses, {@code future_sync}
+     * the same method made synchronous, then pauses.
      */
-    private Measured measureLate(int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
+    private Measured measurePaced(Kernel k, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
             throws Exception {
         Object int32 = ObjectSpec.parse("32int").create();
-        warmUp(() -> sink = svc.futureEcho(int32).value(), warmup, warmMinNs, budgetNs);
+        boolean sync = k == Kernel.FUTURE_SYNC;
+        boolean late = k == Kernel.FUTURE_LATE;
+        warmUp(invoker(k, null), warmup, warmMinNs, budgetNs);
         int n = 0;
         long start = System.nanoTime();
         long deadline = start + budgetNs;
         long t3 = start;
         while (n < reps) {
             long t0 = System.nanoTime();
-            Echoed r = svc.futureEcho(int32);
+            Echoed r = sync ? svc.syncEcho(int32) : svc.futureEcho(int32);
             long t1 = System.nanoTime();
-            java.util.concurrent.locks.LockSupport.parkNanos(LATE_NANOS);
+            if (late) {
+                java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_NANOS);
+            }
             long t2 = System.nanoTime();
             sink = r.value();
             t3 = System.nanoTime();
             samples[n++] = (t1 - t0) + (t3 - t2);
+            if (!late) {
+                java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_NANOS);
+            }
             if (t3 > deadline) {
                 break;
             }

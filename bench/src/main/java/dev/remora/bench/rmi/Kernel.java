@@ -10,7 +10,8 @@ import java.util.List;
  * server: {@code oneway} (calls/s of a one-way void call, the loop ended by a synchronous call so that all ran),
  * {@code oneway_star} (the same from {@code --star-threads} threads), {@code future_late} (a future used after its
  * call completed: the time of the call plus that of the first use, not the wait between), {@code future_now} (used at
- * once), {@code future_sync} (the same method, synchronous), {@code future_wait1ms} and {@code sync_wait1ms} (1000
+ * once), {@code future_sync} (the same method, synchronous; the three paced alike by a 1 ms pause per call, not
+ * timed), {@code future_wait1ms} and {@code sync_wait1ms} (1000
  * calls of a method that sleeps 1 ms, with futures used after the loop or synchronously: one sample per loop). {@link #id()} is the CSV
  * value and what {@code --kernels} takes; {@link #label()} is the row title in reports.
  */
