@@ -290,7 +290,7 @@ public final class RouterOptions {
     }
 
     /**
-     * remora.async.batch: one-way calls that follow one another on a socket connection leave together, in one write
+     * remora.async.batch: one-way calls that follow one another on a connection leave together, in one write or message
      * (within about {@link OnewayBatcher#DELAY_NANOS}, before any other frame, or at {@link OnewayBatcher#BYTES}).
      */
     public RouterOptions asyncBatch(boolean on) {
@@ -299,7 +299,7 @@ public final class RouterOptions {
     }
 
     /**
-     * remora.future.batch: future calls issued back to back on a socket connection leave together, as one-way calls
+     * remora.future.batch: future calls issued back to back on a connection leave together, as one-way calls
      * with {@link #asyncBatch}; on the server, replies to future calls that end while others still run leave together.
      */
     public RouterOptions futureBatch(boolean on) {

@@ -77,9 +77,8 @@ class AsyncIT {
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
         assertEquals(1 + 10, client.stat("future_calls"), client::describe);
         assertEquals(1, client.stat("links_fabric") + client.stat("links_socket"), client::describe);
-        if (client.stat("links_fabric") == 1) {
-            assertEquals(0, client.stat("oneway_batches"), client::describe); // a fabric message holds one frame
-        }
+        long runs = client.stat("oneway_batches"); // one-way calls leave in runs over either transport
+        assertTrue(runs > 0 && runs < 8 * 300, () -> runs + " runs\n" + client.describe());
         assertTrue(client.stat("calls_remora") >= 8 * 300 + 8 + 4, client::describe);
         assertEquals(1, server.stat("oneway_exceptions"), server::describe);
         assertEquals(1, server.stat("async_refused"), server::describe);

@@ -38,7 +38,7 @@ package dev.remora.rmi.wire;
  * for only when the result is used. The server answers ONEWAY with no reply; it sends ONEWAY_ACK (no payload) as it
  * runs them (every few calls, before a reply, and once drained after a PING), which the client counts against
  * {@code remora.async.maxPending}; a client waiting at that bound sends a PING. One-way frames may follow one another
- * in one write of a stream link (remora.async.batch): the receiver cuts them apart as any frames. Future calls
+ * in one write of a stream link or one fabric message (remora.async.batch): the receiver cuts them apart. Future calls
  * (LANE_ANY) issued back to back may likewise leave in one write, and the server's replies to them too
  * (remora.future.batch).
  *
@@ -58,7 +58,7 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
-     * 6: lane LANE_ANY (future calls run concurrently). 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES. 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
+     * 6: lane LANE_ANY (future calls run concurrently); a fabric message may carry several frames. 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES. 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
     public static final short VERSION = 6;
