@@ -187,11 +187,6 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
         futuresOut.decrementAndGet();
     }
 
-    /** Future calls sent whose reply has not been read. */
-    int futuresPending() {
-        return futuresOut.get();
-    }
-
     /**
      * Sends a future call's frame (registered), or, with remora.future.batch, copies it behind the frames held back,
      * so that future calls issued back to back leave in one write. Whoever waits for its reply sends it first
