@@ -32,8 +32,9 @@ usage: scripts/compare.sh [options]
                          or more communicating), compute (mostly computing); default comm,compute. --pin: split
                          (default with --apps: rank i on CPU i mod CPUs), same (all on CPU 0) or none
   --rounds N             rounds; configurations alternate within each round (default 3)
-  --configs a,b          configurations to run, from $(basename "$CONFIG_FILE") (default: all of them;
-                         ones the agent does not implement yet are skipped with its reason)
+  --configs a,b          configurations to run, from $(basename "$CONFIG_FILE") (default: all of them but those
+                         after its '#on-request' line, e.g. socket+async; ones the agent does not implement yet are
+                         skipped with its reason)
   --config-file FILE     configurations from FILE instead (same format; e.g. to add remora.dispatch=pool)
   --kernels k1,k2        kernels (default: the client's: ping,ping2i,ping2i2f,ping_obj,echo_obj,pingpong,star,raw_tcp;
                          also: throw, all)
@@ -234,11 +235,14 @@ fi
 CLASSES="$OUT/app-classes"
 
 # ---------------------------------------------------------------- configurations
-declare -a ALL_NAMES=() RUN=() SKIPPED=()
+declare -a ALL_NAMES=() DEFAULT_NAMES=() RUN=() SKIPPED=()
 declare -A PROPS=()
+ON_REQUEST=0 # configurations after the line '#on-request' run only when --configs names them
 while read -r name props; do
+    [[ "$name" == "#on-request" ]] && { ON_REQUEST=1; continue; }
     [[ -z "$name" || "$name" == \#* ]] && continue
     ALL_NAMES+=("$name"); PROPS["$name"]="$props"
+    [[ $ON_REQUEST == 1 ]] || DEFAULT_NAMES+=("$name")
 done <"$CONFIG_FILE"
 BASELINE="${ALL_NAMES[0]}"
 
@@ -249,7 +253,7 @@ if [[ -n "$CONFIGS" ]]; then
         [[ -n "${PROPS[$c]+x}" ]] || die "unknown configuration '$c': known are ${ALL_NAMES[*]} ($CONFIG_FILE)"
     done
 else
-    WANTED=("${ALL_NAMES[@]}")
+    WANTED=("${DEFAULT_NAMES[@]}")
 fi
 
 for c in "${WANTED[@]}"; do

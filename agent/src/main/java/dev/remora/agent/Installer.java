@@ -165,6 +165,7 @@ public final class Installer {
                         Property.methodList(config.get(Property.FUTURE)))
                 .asyncMaxPending(config.integer(Property.ASYNC_MAX_PENDING))
                 .asyncBatch(config.flag(Property.ASYNC_BATCH))
+                .futureBatch(config.flag(Property.FUTURE_BATCH))
                 .typeCache("call".equals(config.get(Property.TYPECACHE)) ? dev.remora.serializer.TypeCacheMode.CALL
                         : dev.remora.serializer.TypeCacheMode.CONNECTION)
                 .listener(new dev.remora.rmi.RouterListener() {
@@ -213,6 +214,11 @@ public final class Installer {
                     @Override
                     public void onewayBatch(int calls) {
                         stats.onewayBatches.increment();
+                    }
+
+                    @Override
+                    public void replyBatch(int replies) {
+                        stats.futureReplyBatches.increment();
                     }
 
                     @Override

@@ -26,7 +26,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Fast-serializer replies ({@link Frame#FLAG_FAST}) are decoded by the reader as they arrive, because their type
  * ids must be learnt in order (see {@link FastChannel}); the caller then finds the outcome in its PendingCall.
  */
-final class ClientConnection implements Link.Sink {
+final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     private static final int SLOTS = 1024;
     private static final int MASK = SLOTS - 1;
     private static final long FOLLOWER_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
@@ -71,6 +71,10 @@ final class ClientConnection implements Link.Sink {
     private volatile IOException unconfirmed;
     /** remora.async.batch on a link that carries runs of frames: one-way frames held back, sent together. */
     private final boolean batching;
+    /** remora.future.batch on such a link: future call frames held back likewise. */
+    private final boolean futureBatching;
+    /** Future calls sent whose reply has not been read (nor given up): at most maxPending. */
+    private final AtomicInteger futuresOut = new AtomicInteger();
     private final Object heldLock = new Object();
     private final FrameBuffer held; // guarded by heldLock
     private volatile int heldCalls; // written under heldLock
@@ -84,7 +88,8 @@ final class ClientConnection implements Link.Sink {
         this.responseTimeoutMillis = options.responseTimeout();
         this.maxPending = options.asyncMaxPending;
         this.batching = options.asyncBatch && link.carriesFrameRuns();
-        this.held = batching ? new FrameBuffer(1024) : null;
+        this.futureBatching = options.futureBatch && link.carriesFrameRuns();
+        this.held = batching || futureBatching ? new FrameBuffer(1024) : null;
     }
 
     /** The asynchronous methods the server declared for object {@code id}, or null (none, or not told yet). */
@@ -127,18 +132,90 @@ final class ClientConnection implements Link.Sink {
                 Frame.finish(ping);
                 send(ping); // after the one-way calls held back
             }
-            if (readLock.tryLock()) {
-                try {
-                    if (onewaySent.get() - onewayConfirmed.get() >= maxPending && dead == null) {
-                        readOne(null, 0);
-                    }
-                } finally {
-                    readLock.unlock();
+            waitForFrames(false);
+        }
+    }
+
+    /**
+     * One step of waiting for the server at remora.async.maxPending: reads one frame when nobody else reads (as
+     * callers waiting for replies do), else naps. {@code futures}: waiting for future replies, else confirmations.
+     */
+    private void waitForFrames(boolean futures) {
+        if (readLock.tryLock()) {
+            try {
+                boolean full = futures ? futuresOut.get() >= maxPending
+                        : onewaySent.get() - onewayConfirmed.get() >= maxPending;
+                if (full && dead == null) {
+                    readOne(null, 0);
                 }
-                wakeNextReader(null);
-            } else {
-                LockSupport.parkNanos(this, CREDIT_PARK_NANOS);
+            } finally {
+                readLock.unlock();
             }
+            wakeNextReader(null);
+        } else {
+            LockSupport.parkNanos(this, CREDIT_PARK_NANOS);
+        }
+    }
+
+    /**
+     * Takes a place for one more future call, waiting while {@code maxPending} of this connection's future calls
+     * have no reply yet (back-pressure: the server runs them all at once, each on a thread). The place is given
+     * back when its reply has been read, or its call given up ({@link #unregister}), or by {@link #unreserveFuture}.
+     *
+     * @throws IOException the connection broke
+     */
+    void reserveFuture() throws IOException {
+        while (true) {
+            IOException d = dead;
+            if (d != null) {
+                throw d;
+            }
+            int n = futuresOut.get();
+            if (n < maxPending) {
+                if (futuresOut.compareAndSet(n, n + 1)) {
+                    return;
+                }
+                continue;
+            }
+            flushHeld(); // future calls held back must leave for their replies to come
+            waitForFrames(true);
+        }
+    }
+
+    /** Gives back a place taken by {@link #reserveFuture} for a call that was never registered. */
+    void unreserveFuture() {
+        futuresOut.decrementAndGet();
+    }
+
+    /**
+     * Sends a future call's frame (registered), or, with remora.future.batch, copies it behind the frames held back,
+     * so that future calls issued back to back leave in one write. Whoever waits for its reply sends it first
+     * ({@link #await}). A future issued while no other of this connection is out (a lone one, or the first of a run)
+     * leaves at once: holding it would cost the batcher thread's wake-up and gain nothing.
+     */
+    void sendFuture(FrameBuffer frame) throws IOException {
+        if (futureBatching && frame.tailLength() == 0 && frame.length() < OnewayBatcher.BYTES && dead == null
+                && (futuresOut.get() > 1 || heldCalls != 0)) {
+            hold(frame);
+            return;
+        }
+        send(frame);
+    }
+
+    /** Copies {@code frame} behind the frames held back; the run leaves at 32 KB, or on the batcher's time. */
+    private void hold(FrameBuffer frame) {
+        boolean first;
+        synchronized (heldLock) {
+            first = heldCalls == 0;
+            held.write(frame.array(), 0, frame.length());
+            heldCalls++;
+            if (held.length() >= OnewayBatcher.BYTES) {
+                sendHeld(); // a failure is the connection's: counted, and the next call told
+                return;
+            }
+        }
+        if (first) {
+            OnewayBatcher.due(this);
         }
     }
 
@@ -159,23 +236,11 @@ final class ClientConnection implements Link.Sink {
             throw d;
         }
         if (batching && frame.tailLength() == 0 && frame.length() < OnewayBatcher.BYTES) {
-            boolean first;
-            synchronized (heldLock) {
-                first = heldCalls == 0;
-                held.write(frame.array(), 0, frame.length());
-                heldCalls++;
-                if (held.length() >= OnewayBatcher.BYTES) {
-                    sendHeld(); // a failure is the connection's: counted, and the next call told
-                    return;
-                }
-            }
-            if (first) {
-                OnewayBatcher.due(this);
-            }
+            hold(frame);
             return;
         }
         try {
-            flushOneways();
+            flushHeld();
             link.send(frame);
         } catch (IOException e) {
             onewaySent.decrementAndGet(); // this caller is told now
@@ -186,8 +251,9 @@ final class ClientConnection implements Link.Sink {
         lastUse = System.nanoTime();
     }
 
-    /** Sends the one-way frames held back, if any (before any other frame of this connection). */
-    void flushOneways() {
+    /** Sends the one-way and future frames held back, if any (before any other frame of this connection). */
+    @Override
+    public void flushHeld() {
         if (heldCalls == 0) {
             return;
         }
@@ -243,7 +309,8 @@ final class ClientConnection implements Link.Sink {
      * connection, so it numbers the connections they would have had. A thread keeps its lane while it lives (the
      * server serves a lane on one thread while its calls keep coming, see {@link ServerConnection}); a dead thread's
      * lane goes to the next new calling thread, as JRMP hands a freed connection on. 0 is no lane: a second call of a
-     * thread whose lane is busy (a call made while one of its own is in flight), or after 65535 live calling threads.
+     * thread whose lane is busy (a call made while one of its own is in flight), or after 65534 live calling threads
+     * ({@link Frame#LANE_ANY} is a future call's).
      */
     int takeLane() {
         int[] mine = myLane.get();
@@ -284,7 +351,7 @@ final class ClientConnection implements Link.Sink {
                     return i + 1;
                 }
             }
-            if (lanesMade == 0xffff) {
+            if (lanesMade == Frame.LANE_ANY - 1) {
                 return 0;
             }
             if (lanesMade == laneHolders.length) {
@@ -345,6 +412,9 @@ final class ClientConnection implements Link.Sink {
     void unregister(PendingCall pc) {
         if (slots.compareAndSet(pc.id & MASK, pc, null)) {
             inflight.decrementAndGet();
+            if (pc.future) {
+                futuresOut.decrementAndGet(); // its place (reserveFuture) is free
+            }
         }
         lastUse = System.nanoTime();
     }
@@ -356,7 +426,7 @@ final class ClientConnection implements Link.Sink {
             throw d;
         }
         try {
-            flushOneways(); // held-back one-way calls go first: a thread's later call runs after them
+            flushHeld(); // held-back one-way calls go first: a thread's later call runs after them
             link.send(frame);
         } catch (IOException e) {
             fail(e);
@@ -375,6 +445,7 @@ final class ClientConnection implements Link.Sink {
         long deadline = timeoutNanos > 0 ? System.nanoTime() + timeoutNanos : 0;
         if (pc.future) {
             pc.thread = Thread.currentThread(); // before the state is read: a reader that delivers later wakes it
+            flushHeld(); // its call may be held back (remora.future.batch)
         }
         while (true) {
             int s = pc.state.get();

@@ -73,6 +73,8 @@ final class Dispatcher {
     static final class Call {
         int callId;
         boolean oneway;
+        /** A future call (lane Frame.LANE_ANY): its reply may be held back to leave with others'. */
+        boolean future;
         Object target;
         Remote impl;
         Method method;

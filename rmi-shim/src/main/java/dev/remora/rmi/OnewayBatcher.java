@@ -6,19 +6,26 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * remora.async.batch: one daemon thread per JVM that sends the one-way calls a client connection holds back
- * ({@link ClientConnection#sendOneway}) about {@link #DELAY_NANOS} after the first of them, unless a caller sent them
- * sooner: any other frame of the connection goes after them and takes them along, and a run reaching {@link #BYTES}
- * is sent by the caller that filled it. So a caller of one-way calls that is faster than the wire pays a copy per
- * call, not a system call, and the calls of one run reach the server in one read.
+ * remora.async.batch and remora.future.batch: one daemon thread per JVM that sends the frames a connection holds back
+ * (a client's one-way and future calls, {@link ClientConnection#sendOneway}, {@link ClientConnection#sendFuture}; a
+ * server's replies to future calls, {@link ServerConnection#reply}) about {@link #DELAY_NANOS} after the first of them,
+ * unless they were sent sooner: any other frame of the connection goes after them and takes them along, and a run
+ * reaching {@link #BYTES} is sent by the thread that filled it. So a caller of one-way calls that is faster than the
+ * wire pays a copy per call, not a system call, and the calls of one run reach the server in one read.
  */
 final class OnewayBatcher implements Runnable {
+    /** A connection that holds frames back. */
+    interface Holder {
+        /** Sends the frames held back, if any. */
+        void flushHeld();
+    }
+
     /** How long a held-back run of one-way calls may wait for more (the timer's slack comes on top). */
     static final long DELAY_NANOS = TimeUnit.MICROSECONDS.toNanos(20);
     /** A run at least this long is sent at once. */
     static final int BYTES = 32 * 1024;
 
-    private static final ConcurrentLinkedQueue<ClientConnection> DUE = new ConcurrentLinkedQueue<>();
+    private static final ConcurrentLinkedQueue<Holder> DUE = new ConcurrentLinkedQueue<>();
     private static final Object START = new Object();
     private static volatile Thread thread;
 
@@ -26,7 +33,7 @@ final class OnewayBatcher implements Runnable {
     }
 
     /** {@code c} started holding back a run: sent within the delay (one entry per run, not per call). */
-    static void due(ClientConnection c) {
+    static void due(Holder c) {
         DUE.add(c);
         Thread t = thread;
         if (t == null) {
@@ -45,14 +52,14 @@ final class OnewayBatcher implements Runnable {
     @Override
     public void run() {
         while (true) {
-            ClientConnection c = DUE.poll();
+            Holder c = DUE.poll();
             if (c == null) {
                 LockSupport.park(this);
                 continue;
             }
             LockSupport.parkNanos(this, DELAY_NANOS);
             do {
-                c.flushOneways();
+                c.flushHeld();
             } while ((c = DUE.poll()) != null);
         }
     }

@@ -222,20 +222,26 @@ public final class RemoraRouter implements CallRouter {
     }
 
     /**
-     * A future call (remora.future on the server): sent on the calling thread's lane, its reply read by whichever
-     * thread first uses the returned proxy (or by any thread that reads the connection meanwhile).
+     * A future call (remora.future on the server): sent on no lane ({@link Frame#LANE_ANY}), so that the server runs it
+     * on any pool thread at once, concurrently with the caller's other calls, in no order with them (as in "Implementing Asynchronous RMI in Java"
+     * futures: only data dependence orders them); its reply is read by whichever thread first uses the returned
+     * proxy (or by any thread that reads the connection meanwhile). Waits first while remora.async.maxPending of this
+     * connection's future calls have no reply.
      */
     private Object[] future(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args,
             Class<?> type) {
-        PendingCall pc = new PendingCall(true);
-        int lane = c.takeLane();
         try {
-            Object[] failed = send(c, pc, Frame.CALL, lane, id, hash, mi, args);
-            if (failed != SENT) {
-                return failed;
+            c.reserveFuture();
+        } catch (java.io.IOException e) {
+            return new Object[] {null, broken(c, e)};
+        }
+        PendingCall pc = new PendingCall(true);
+        Object[] failed = send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, mi, args);
+        if (failed != SENT) {
+            if (pc.id == 0) {
+                c.unreserveFuture(); // never registered (its arguments, or JRMP's): the place is given back here
             }
-        } finally {
-            c.releaseLane(lane);
+            return failed;
         }
         options.listener.asyncCall(true);
         return new Object[] {FutureResult.proxy(type, new FutureResult(this, c, pc, id, mi)), null};
@@ -298,7 +304,11 @@ public final class RemoraRouter implements CallRouter {
             int callId = c.register(pc);
             out.putInt(Frame.OFF_CALL_ID, callId);
             try {
-                c.send(out);
+                if (pc.future) {
+                    c.sendFuture(out);
+                } else {
+                    c.send(out);
+                }
             } catch (IOException e) {
                 c.unregister(pc);
                 return new Object[] {null, broken(c, e)};

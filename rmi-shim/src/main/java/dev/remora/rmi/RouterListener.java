@@ -45,8 +45,12 @@ public interface RouterListener {
     default void asyncCall(boolean future) {
     }
 
-    /** {@code calls} one-way calls left in one write (remora.async.batch). */
+    /** {@code calls} held-back calls (one-way, and future with remora.future.batch) left in one write. */
     default void onewayBatch(int calls) {
+    }
+
+    /** {@code replies} replies to future calls, held back, left this server in one write (remora.future.batch). */
+    default void replyBatch(int replies) {
     }
 
     /**

@@ -47,6 +47,7 @@ public final class RouterOptions {
     AsyncMethods.Declarations async = AsyncMethods.Declarations.NONE;
     int asyncMaxPending = 1024;
     boolean asyncBatch = true;
+    boolean futureBatch = true;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
@@ -280,7 +281,8 @@ public final class RouterOptions {
 
     /**
      * remora.async.maxPending: one-way calls a client may have sent on one connection that the server has not yet
-     * confirmed (run); the next one waits. Bounds what the server queues for a connection.
+     * confirmed (run), and, apart from them, future calls whose reply it has not yet read; the next one waits.
+     * Bounds what the server queues for a connection, and how many future calls it runs at once for it.
      */
     public RouterOptions asyncMaxPending(int n) {
         asyncMaxPending = Math.max(1, n);
@@ -288,11 +290,20 @@ public final class RouterOptions {
     }
 
     /**
-     * remora.async.batch: one-way calls that follow one another on a socket connection leave together, in one write
+     * remora.async.batch: one-way calls that follow one another on a connection leave together, in one write or message
      * (within about {@link OnewayBatcher#DELAY_NANOS}, before any other frame, or at {@link OnewayBatcher#BYTES}).
      */
     public RouterOptions asyncBatch(boolean on) {
         asyncBatch = on;
+        return this;
+    }
+
+    /**
+     * remora.future.batch: future calls issued back to back on a connection leave together, as one-way calls
+     * with {@link #asyncBatch}; on the server, replies to future calls that end while others still run leave together.
+     */
+    public RouterOptions futureBatch(boolean on) {
+        futureBatch = on;
         return this;
     }
 

@@ -34,6 +34,11 @@ import java.util.concurrent.locks.LockSupport;
  * to that thread and gives reading to a pool thread; the old reader stops reading once it has answered and serves its
  * lane until it is idle (the connection's own thread then waits for the end).
  *
+ * <p>A future call ({@link Frame#LANE_ANY}) belongs to no lane: it goes to a pool thread at once (on the reading thread
+ * with {@code inline}), so that one client thread's futures run concurrently; the client bounds how many are out
+ * (remora.async.maxPending). With remora.future.batch on a link that carries runs of frames, a future's reply that is
+ * ready while other future calls of the connection still run is held back and leaves with theirs ({@link #reply}).
+ *
  * <p>A call whose arguments use the fast serializer ({@link Frame#FLAG_FAST}) is decoded on the reading thread even
  * with the pool, because type ids must be learnt in arrival order ({@link FastChannel}); the pool thread then invokes
  * and answers. Fast replies are written and sent under the channel's write lock, for the same reason.
@@ -41,7 +46,7 @@ import java.util.concurrent.locks.LockSupport;
  * <p>As JRMP's accepted connections, a connection on which nothing arrives for JRMP's read timeout
  * ({@code sun.rmi.transport.tcp.readTimeout}, 2 hours) while none of its calls runs is closed; a client reconnects.
  */
-final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
+final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayBatcher.Holder {
     private static final ThreadLocal<FrameBuffer> REPLY =
             ThreadLocal.withInitial(() -> new FrameBuffer(512).allowTail());
 
@@ -106,6 +111,14 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
     /** The client waits for a confirmation (it sent a PING at remora.async.maxPending): confirm once drained. */
     private volatile boolean onewayWanted;
 
+    // future calls (remora.future): run on any pool thread; their replies may leave together (remora.future.batch)
+    /** Future calls handed to the pool and not yet ended. */
+    private final AtomicInteger futuresRunning = new AtomicInteger();
+    private final boolean replyBatching;
+    private final Object heldLock = new Object();
+    private final FrameBuffer held; // guarded by heldLock: future replies held back, whole frames
+    private volatile int heldReplies; // written under heldLock
+
     /** @param readTimeoutMillis JRMP's read timeout of accepted connections; 0: none */
     ServerConnection(Link link, Object connectionHandler, ExportTable exports, Executor pool, RouterOptions options,
             Dispatcher dispatcher, int readTimeoutMillis) {
@@ -123,6 +136,8 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         this.handoffNanos = TimeUnit.MICROSECONDS.toNanos(options.handoffMicros);
         this.laneIdleNanos = TimeUnit.MILLISECONDS.toNanos(options.laneIdle());
         this.onewayAckEvery = Math.max(1, options.asyncMaxPending / 4);
+        this.replyBatching = options.futureBatch && pool != null && link.carriesFrameRuns();
+        this.held = replyBatching ? new FrameBuffer(1024) : null;
     }
 
     @Override
@@ -185,6 +200,26 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         int lane = FrameBuffer.getShort(f.array(), Frame.OFF_LANE) & 0xffff;
                         if (kind == Frame.ONEWAY) {
                             onewayQueued.incrementAndGet(); // until it has run, see onewayDone
+                        } else if (lane == Frame.LANE_ANY && pool != null) {
+                            // a future call: any pool thread, now (the client bounds how many are out)
+                            Dispatcher.Call c = auto || (f.array()[Frame.OFF_FLAGS] & Frame.FLAG_FAST) != 0
+                                    ? new Dispatcher.Call() : null;
+                            if (c != null) {
+                                prepare(f, c); // in arrival order, see FastChannel
+                                if (fast.broken() != null) {
+                                    dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
+                                    throw new MalformedFrameException("Remora connection from " + link.peer()
+                                            + " closed: type descriptors could not be read (" + fast.broken() + ")");
+                                }
+                            }
+                            futuresRunning.incrementAndGet();
+                            try {
+                                toLane(null, lane, new Task(this, c == null ? f : null, c, true));
+                            } catch (RuntimeException | Error e) {
+                                futuresRunning.decrementAndGet();
+                                throw e;
+                            }
+                            break;
                         }
                         if (auto) {
                             Lane bound = lane == 0 ? null : lanes.get(lane);
@@ -256,6 +291,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                         FrameBuffer pong = REPLY.get();
                         Frame.begin(pong, Frame.PONG, (byte) 0, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
                         Frame.finish(pong);
+                        flushHeld();
                         link.send(pong);
                         break;
                     default:
@@ -361,7 +397,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
 
     /** A call for its lane's thread (pool dispatch); lane 0 is served by any pool thread. */
     private void toLane(int lane, Task t) {
-        toLane(lane == 0 ? null : lanes.get(lane), lane, t);
+        toLane(lane == 0 || lane == Frame.LANE_ANY ? null : lanes.get(lane), lane, t);
     }
 
     /**
@@ -374,7 +410,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
             if (bound != null && bound.offer(t)) {
                 return;
             }
-            if (lane == 0) {
+            if (lane == 0 || lane == Frame.LANE_ANY) {
                 pool.execute(t);
                 return;
             }
@@ -473,11 +509,18 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         private final ServerConnection conn;
         private final FrameBuffer frame;
         private final Dispatcher.Call call;
+        /** A future call (lane {@link Frame#LANE_ANY}), counted in futuresRunning. */
+        private final boolean future;
 
         Task(ServerConnection conn, FrameBuffer frame, Dispatcher.Call call) {
+            this(conn, frame, call, false);
+        }
+
+        Task(ServerConnection conn, FrameBuffer frame, Dispatcher.Call call, boolean future) {
             this.conn = conn;
             this.frame = frame;
             this.call = call;
+            this.future = future;
         }
 
         /** On a lane's thread, whose connection handler is set. */
@@ -490,6 +533,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
                 }
             } finally {
                 conn.detached.decrementAndGet();
+                if (future && conn.futuresRunning.decrementAndGet() == 0) {
+                    conn.flushHeld(); // the last future call running: the replies held back leave now
+                }
             }
         }
 
@@ -520,6 +566,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         byte[] a = f.array();
         c.callId = FrameBuffer.getInt(a, Frame.OFF_CALL_ID);
         c.oneway = a[Frame.OFF_KIND] == Frame.ONEWAY;
+        c.future = !c.oneway && (FrameBuffer.getShort(a, Frame.OFF_LANE) & 0xffff) == Frame.LANE_ANY;
         ExportTable.Export entry;
         synchronized (key) { // the reader thread and pool threads share the key only briefly
             entry = exports.entry(key.read(a, Frame.OFF_OBJID));
@@ -565,6 +612,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
         Frame.begin(ack, Frame.ONEWAY_ACK, (byte) 0, n);
         Frame.finish(ack);
         try {
+            flushHeld();
             link.send(ack);
             options.listener.bytes(ack.frameLength(), 0);
         } catch (IOException e) {
@@ -581,12 +629,63 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink {
             out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_NEEDS_ACK;
             pinned.pin(c.callId, pins);
         }
+        if (replyBatching && c.future && out.tailLength() == 0 && out.length() < OnewayBatcher.BYTES
+                && (futuresRunning.get() > 1 || heldReplies != 0)) {
+            // other future calls still run (this one counts until its task ends): its reply waits for theirs, sent
+            // by the last to end, by a run reaching 32 KB, by any other frame, or by the batcher's time
+            boolean first;
+            synchronized (heldLock) {
+                first = heldReplies == 0;
+                held.write(out.array(), 0, out.length());
+                heldReplies++;
+                if (held.length() >= OnewayBatcher.BYTES || futuresRunning.get() <= 1) {
+                    sendHeld();
+                    return;
+                }
+            }
+            if (first) {
+                OnewayBatcher.due(this);
+            }
+            return;
+        }
         try {
+            flushHeld(); // replies held back go first: fast frames leave in the order their type ids were assigned
             link.send(out);
             options.listener.bytes(out.frameLength(), 0);
         } catch (IOException e) {
             pinned.acknowledged(c.callId); // never sent: nothing to wait for
             link.close(); // the reader sees it and ends the connection
+        }
+    }
+
+    /** Sends the future replies held back, if any (before any other frame this connection sends). */
+    @Override
+    public void flushHeld() {
+        if (!replyBatching || heldReplies == 0) {
+            return;
+        }
+        synchronized (heldLock) {
+            sendHeld();
+        }
+    }
+
+    /** Called with heldLock held. A failure ends the connection (its client's calls fail with it). */
+    private void sendHeld() {
+        int n = heldReplies;
+        if (n == 0) {
+            return;
+        }
+        try {
+            if (!closed) {
+                link.send(held);
+                options.listener.bytes(held.length(), 0);
+                options.listener.replyBatch(n);
+            }
+        } catch (IOException e) {
+            link.close(); // the reader sees it and ends the connection
+        } finally {
+            held.clear();
+            heldReplies = 0;
         }
     }
 

@@ -98,12 +98,17 @@ public enum Property {
                     + " waits for the reply when first used, then behaves as the result. Only methods returning a"
                     + " non-remote interface and declaring no checked exception but RemoteException."),
     ASYNC_MAX_PENDING("remora.async.maxPending", "1024", integer(1, 1_000_000),
-            "Client: one-way calls a connection may carry that the server has not yet confirmed run; the next"
-                    + " one waits (the server's queue for a connection stays within this)."),
+            "Client: one-way calls a connection may carry that the server has not yet confirmed run, and future calls"
+                    + " whose reply has not come (counted apart); the next one waits (the server's queue for a"
+                    + " connection, and the future calls it runs at once for it, stay within this)."),
     ASYNC_BATCH("remora.async.batch", "true", values("true", "false"),
-            "Client: one-way calls that follow one another on a socket connection leave together in one write, within"
-                    + " about 20 us (plus the timer's slack) of the first, before any other call, or at 32 KB; false"
-                    + " = each in its own write. Over fabric each call is its own message."),
+            "Client: one-way calls that follow one another on a connection leave together in one write (socket) or"
+                    + " message (fabric), within about 20 us (plus the timer's slack) of the first, before any other"
+                    + " call, or at 32 KB; false = each on its own."),
+    FUTURE_BATCH("remora.future.batch", "true", values("true", "false"),
+            "Client: future calls issued back to back on a connection leave together in one write or message (as"
+                    + " remora.async.batch; a lone one at once); server: replies to future calls that end while others"
+                    + " of the connection still run leave together. false = each on its own."),
     STATS("remora.stats", "false", values("true", "false"),
             "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types."),
     STATS_STREAMS("remora.stats.streams", "false", values("true", "false"),

@@ -42,8 +42,13 @@ public final class Stats {
     /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
     public final LongAdder onewayCalls = new LongAdder();
     public final LongAdder futureCalls = new LongAdder();
-    /** Writes that carried held-back one-way calls (remora.async.batch): oneway_calls / oneway_batches per write. */
+    /**
+     * Writes that carried held-back one-way calls (remora.async.batch), and future calls (remora.future.batch):
+     * oneway_calls / oneway_batches per write when only one-way calls are made.
+     */
     public final LongAdder onewayBatches = new LongAdder();
+    /** Writes of this server that carried replies to future calls held back (remora.future.batch). */
+    public final LongAdder futureReplyBatches = new LongAdder();
     /** One-way calls that threw on this server (nobody waited for them). */
     public final LongAdder onewayExceptions = new LongAdder();
     /** One-way calls this client sent on a connection that broke before the server confirmed them. */
@@ -93,6 +98,7 @@ public final class Stats {
         m.put("oneway_calls", onewayCalls.sum());
         m.put("future_calls", futureCalls.sum());
         m.put("oneway_batches", onewayBatches.sum());
+        m.put("future_reply_batches", futureReplyBatches.sum());
         m.put("oneway_exceptions", onewayExceptions.sum());
         m.put("oneway_unconfirmed", onewayUnconfirmed.sum());
         m.put("async_refused", asyncRefused.sum());

@@ -274,7 +274,15 @@ public final class BenchClient {
                         + k.label() + (spec == ObjectSpec.NONE ? "" : " " + spec.label()) + " ...");
                 Measured m;
                 if (k == Kernel.STAR) {
-                    m = measureStar(spec.create(), threads, warmup, warmMinNs, reps, budgetNs);
+                    Object arg = spec.create();
+                    m = measureStar(() -> sink = svc.star(arg), null, threads, warmup, warmMinNs, reps, budgetNs);
+                } else if (k == Kernel.ONEWAY_STAR) {
+                    m = measureStar(svc::onewayPing, svc::onewayCount, threads, warmup, warmMinNs, reps, budgetNs);
+                } else if (k == Kernel.ONEWAY) {
+                    m = measure(svc::onewayPing, warmup, warmMinNs, reps, budgetNs, samples, this::bothCpuNanos,
+                            svc::onewayCount);
+                } else if (k == Kernel.FUTURE_LATE || k == Kernel.FUTURE_NOW || k == Kernel.FUTURE_SYNC) {
+                    m = measurePaced(k, warmup, warmMinNs, reps, budgetNs, samples);
                 } else if (k == Kernel.RAW_TCP) {
                     m = measureRaw(spec.n(), warmup, warmMinNs, reps, budgetNs, samples);
                 } else {
@@ -362,12 +370,12 @@ public final class BenchClient {
         List<Invoker> all = new ArrayList<>();
         ExecutorService starPool = null;
         for (Kernel k : kernels) {
-            if (k == Kernel.RAW_TCP) {
-                continue;
+            if (k == Kernel.RAW_TCP || k == Kernel.FUTURE_WAIT1MS || k == Kernel.SYNC_WAIT1MS) {
+                continue; // (1000 calls of 1 ms would make each pass last seconds: they warm up on their own)
             }
             for (ObjectSpec spec : casesOf(k, objects)) {
                 Invoker inv = invoker(k, spec.create());
-                if (k == Kernel.STAR && threads > 1) {
+                if ((k == Kernel.STAR || k == Kernel.ONEWAY_STAR) && threads > 1) {
                     if (starPool == null) {
                         starPool = Executors.newFixedThreadPool(threads, r -> {
                             Thread t = new Thread(r, "star-warmup");
@@ -491,6 +499,34 @@ public final class BenchClient {
             }
             case STAR:
                 return () -> sink = svc.star(arg);
+            case ONEWAY:
+            case ONEWAY_STAR:
+                return svc::onewayPing;
+            case FUTURE_NOW:
+            case FUTURE_LATE: {
+                Object int32 = ObjectSpec.parse("32int").create();
+                return () -> sink = svc.futureEcho(int32).value();
+            }
+            case FUTURE_SYNC: {
+                Object int32 = ObjectSpec.parse("32int").create();
+                return () -> sink = svc.syncEcho(int32).value();
+            }
+            case FUTURE_WAIT1MS:
+                return () -> {
+                    Echoed[] rs = new Echoed[WAIT_CALLS];
+                    for (int i = 0; i < WAIT_CALLS; i++) {
+                        rs[i] = svc.wait1ms(i); // a future each in the +async configurations
+                    }
+                    sink = sumOf(rs); // the results used afterwards
+                };
+            case SYNC_WAIT1MS:
+                return () -> {
+                    Echoed[] rs = new Echoed[WAIT_CALLS];
+                    for (int i = 0; i < WAIT_CALLS; i++) {
+                        rs[i] = svc.wait1msSync(i);
+                    }
+                    sink = sumOf(rs);
+                };
             case THROW:
                 return () -> {
                     try {
@@ -513,10 +549,36 @@ public final class BenchClient {
         return measure(inv, warmup, warmMinNs, reps, budgetNs, samples, null);
     }
 
+    /** Calls of the 1 ms kernels per loop (one sample). */
+    static final int WAIT_CALLS = 1000;
+
+    /** The sum of the results of the 1 ms kernels' calls, checked: every result used, each the right one. */
+    private static long sumOf(Echoed[] rs) {
+        long sum = 0;
+        for (Echoed r : rs) {
+            sum += (Integer) r.value();
+        }
+        check(sum == (long) rs.length * (rs.length - 1) / 2, "1 ms kernel: the results sum to " + sum);
+        return sum;
+    }
+
     /** As above; {@code cpu} (may be null) is read right before and after the timed loop. */
     static Measured measure(Invoker inv, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples,
             CpuProbe cpu) throws Exception {
+        return measure(inv, warmup, warmMinNs, reps, budgetNs, samples, cpu, null);
+    }
+
+    /**
+     * As above; {@code drain} (may be null), a synchronous call made after the timed loop and counted in its wall
+     * time (not in the samples), makes a one-way kernel's calls/s count only calls the server has run: a thread's
+     * synchronous call runs after its one-way calls.
+     */
+    static Measured measure(Invoker inv, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples,
+            CpuProbe cpu, Invoker drain) throws Exception {
         warmUp(inv, warmup, warmMinNs, budgetNs);
+        if (drain != null) {
+            drain.call();
+        }
         int n = 0;
         long cpu0 = cpu == null ? -1 : cpu.cpuNanos();
         long start = System.nanoTime();
@@ -531,8 +593,53 @@ public final class BenchClient {
                 break;
             }
         }
+        if (drain != null) {
+            drain.call();
+            t1 = System.nanoTime();
+        }
         long cpu1 = cpu == null || cpu0 < 0 ? -1 : cpu.cpuNanos();
         return new Measured(Stats.summarize(samples, n), t1 - start, cpu1 < 0 ? -1 : cpu1 - cpu0);
+    }
+
+    /** The pause (other work, not timed) of the future kernels ("Implementing Asynchronous RMI in Java"): long enough for a call to complete. */
+    static final long PAUSE_NANOS = 1_000_000;
+
+    /**
+     * Seed 004's three columns, all paced alike by a pause of {@link #PAUSE_NANOS} per call (not timed; a pause
+     * makes any next call slower on a VM, whose idle threads must be woken, so the three pay the same):
+     * {@code future_late} times the call and the first use of its result with the pause in between (the future used
+     * after its call completed), {@code future_now} the call and its use at once, then pauses, {@code future_sync}
+     * the same method made synchronous, then pauses.
+     */
+    private Measured measurePaced(Kernel k, int warmup, long warmMinNs, int reps, long budgetNs, long[] samples)
+            throws Exception {
+        Object int32 = ObjectSpec.parse("32int").create();
+        boolean sync = k == Kernel.FUTURE_SYNC;
+        boolean late = k == Kernel.FUTURE_LATE;
+        warmUp(invoker(k, null), warmup, warmMinNs, budgetNs);
+        int n = 0;
+        long start = System.nanoTime();
+        long deadline = start + budgetNs;
+        long t3 = start;
+        while (n < reps) {
+            long t0 = System.nanoTime();
+            Echoed r = sync ? svc.syncEcho(int32) : svc.futureEcho(int32);
+            long t1 = System.nanoTime();
+            if (late) {
+                java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_NANOS);
+            }
+            long t2 = System.nanoTime();
+            sink = r.value();
+            t3 = System.nanoTime();
+            samples[n++] = (t1 - t0) + (t3 - t2);
+            if (!late) {
+                java.util.concurrent.locks.LockSupport.parkNanos(PAUSE_NANOS);
+            }
+            if (t3 > deadline) {
+                break;
+            }
+        }
+        return new Measured(Stats.summarize(samples, n), t3 - start);
     }
 
     /** Calls {@code inv} at least {@code calls} times and for at least {@code minNs}, stopping at {@code budgetNs}. */
@@ -568,11 +675,12 @@ public final class BenchClient {
     }
 
     /**
-     * {@code star}: {@code threads} threads, each with its own sample array, wait at a barrier, then call at once.
-     * Latencies are merged; calls/s is all calls over the wall time from the barrier to the last thread's end.
+     * {@code star} and {@code oneway_star}: {@code threads} threads, each with its own sample array, wait at a barrier,
+     * then call {@code inv} at once, and each ends with {@code drain} (a synchronous call; may be null) within its wall
+     * time. Latencies are merged; calls/s is all calls over the wall time from the barrier to the last thread's end.
      */
-    private Measured measureStar(Object arg, int threads, int warmup, long warmMinNs, int reps, long budgetNs)
-            throws Exception {
+    private Measured measureStar(Invoker inv, Invoker drain, int threads, int warmup, long warmMinNs, int reps,
+            long budgetNs) throws Exception {
         int perThread = Math.max(1, reps / threads);
         int warmPerThread = warmup / threads;
         long[][] samples = new long[threads][perThread];
@@ -586,8 +694,10 @@ public final class BenchClient {
             final int id = t;
             ts[t] = new Thread(() -> {
                 try {
-                    Invoker inv = () -> sink = svc.star(arg);
                     warmUp(inv, warmPerThread, warmMinNs, budgetNs);
+                    if (drain != null) {
+                        drain.call();
+                    }
                     barrier.await();
                     long deadline = startNs[0] + budgetNs;
                     long[] mine = samples[id];
@@ -602,6 +712,9 @@ public final class BenchClient {
                         }
                     }
                     counts[id] = n;
+                    if (drain != null) {
+                        drain.call();
+                    }
                     endNs.accumulateAndGet(System.nanoTime(), Math::max);
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
@@ -697,6 +810,33 @@ public final class BenchClient {
                 case RAW_TCP:
                     h = Digest.mix(h, verifyRaw(spec.n(), i));
                     break;
+                case ONEWAY:
+                case ONEWAY_STAR: {
+                    long before = svc.onewayCount();
+                    svc.onewayPing();
+                    long seen = svc.onewayCount() - before; // a later synchronous call sees the one-way call run
+                    check(seen == 1, k.id() + ": the server ran " + seen + " onewayPing calls, expected 1");
+                    h = Digest.mix(h, seen);
+                    break;
+                }
+                case FUTURE_NOW:
+                case FUTURE_LATE:
+                case FUTURE_SYNC: {
+                    Object arg = ObjectSpec.parse("32int").create();
+                    Echoed r = k == Kernel.FUTURE_SYNC ? svc.syncEcho(arg) : svc.futureEcho(arg);
+                    h = Digest.of(h, expectEqual(arg, r.value()));
+                    check(r.equals(new Echoed.Value(arg)), k.id() + ": the result is not equal to what was sent");
+                    break;
+                }
+                case FUTURE_WAIT1MS:
+                case SYNC_WAIT1MS: {
+                    Echoed[] rs = new Echoed[10];
+                    for (int j = 0; j < rs.length; j++) {
+                        rs[j] = k == Kernel.FUTURE_WAIT1MS ? svc.wait1ms(j) : svc.wait1msSync(j);
+                    }
+                    h = Digest.mix(h, sumOf(rs));
+                    break;
+                }
                 case THROW: {
                     Object arg = spec.create();
                     String expected = Digest.hex(Digest.of(arg));

@@ -40,7 +40,8 @@ public final class CompareReport {
     /** One table row: the kernel/object and a cell per configuration. */
     public record Row(String kernel, String object, int n, String title, Map<String, Cell> cells) {
         boolean isThroughput() {
-            return kernel.equals(Kernel.STAR.id());
+            return kernel.equals(Kernel.STAR.id()) || kernel.equals(Kernel.ONEWAY.id())
+                    || kernel.equals(Kernel.ONEWAY_STAR.id());
         }
     }
 
@@ -298,6 +299,73 @@ public final class CompareReport {
         return String.format(Locale.ROOT, "%s (%+.0f%%)", value, savedPercent(r, config)).replace("(+", "(");
     }
 
+    /**
+     * Seed 004's comparisons, as ratios within each configuration (one run, the same machine state): one-way calls/s
+     * over synchronous {@code void ping()} calls/s (alone and from the star threads), a future used late and at once
+     * over the same call made synchronously, and the 1000 calls of 1 ms with futures over the synchronous loop.
+     * Empty unless the asynchronous kernels ran.
+     */
+    public String asyncText() {
+        String[][] ratios = {
+            {"one-way calls/s / void ping() calls/s", Kernel.ONEWAY.id(), Kernel.PING.id(), "rate"},
+            {"one-way star calls/s / void ping() calls/s", Kernel.ONEWAY_STAR.id(), Kernel.PING.id(), "rate"},
+            {"future used late / synchronous (time)", Kernel.FUTURE_LATE.id(), Kernel.FUTURE_SYNC.id(), "time"},
+            {"future used at once / synchronous (time)", Kernel.FUTURE_NOW.id(), Kernel.FUTURE_SYNC.id(), "time"},
+            {"1000 x 1 ms: futures / synchronous (time)", Kernel.FUTURE_WAIT1MS.id(), Kernel.SYNC_WAIT1MS.id(),
+                "time"},
+        };
+        List<String[]> lines = new ArrayList<>();
+        for (String[] q : ratios) {
+            Row a = rowOf(q[1]);
+            Row b = rowOf(q[2]);
+            if (a == null || b == null) {
+                continue;
+            }
+            String[] line = new String[configs.size() + 1];
+            line[0] = q[0];
+            for (int i = 0; i < configs.size(); i++) {
+                Cell x = a.cells().get(configs.get(i));
+                Cell y = b.cells().get(configs.get(i));
+                double v = x == null || y == null ? Double.NaN : q[3].equals("rate") ? x.callsPerS() / y.callsPerS()
+                        : x.medianUs() / y.medianUs();
+                line[i + 1] = Double.isNaN(v) || Double.isInfinite(v) ? "-" : String.format(Locale.ROOT, "%.3g", v);
+            }
+            lines.add(line);
+        }
+        if (lines.isEmpty()) {
+            return "";
+        }
+        String title = "asynchronous calls: ratios within each configuration";
+        int w0 = title.length();
+        for (String[] l : lines) {
+            w0 = Math.max(w0, l[0].length());
+        }
+        StringBuilder sb = new StringBuilder(pad(title, w0));
+        int[] w = new int[configs.size()];
+        for (int i = 0; i < configs.size(); i++) {
+            w[i] = Math.max(configs.get(i).length(), 6);
+            sb.append("  ").append(padLeft(configs.get(i), w[i]));
+        }
+        sb.append('\n');
+        for (String[] l : lines) {
+            sb.append(pad(l[0], w0));
+            for (int i = 0; i < configs.size(); i++) {
+                sb.append("  ").append(padLeft(l[i + 1], w[i]));
+            }
+            sb.append('\n');
+        }
+        return sb.toString();
+    }
+
+    private Row rowOf(String kernel) {
+        for (Row r : rows) {
+            if (r.kernel().equals(kernel)) {
+                return r;
+            }
+        }
+        return null;
+    }
+
     /** The plain-text table. {@code stats} maps a configuration to its client stats line (may be empty). */
     public String text(Map<String, String> stats) {
         return table("timings in us (star: calls/s)", true, this::cellText, "median % saved vs " + baseline,
@@ -515,6 +583,11 @@ public final class CompareReport {
             out.println();
             out.print(cpu);
         }
+        String async = report.asyncText();
+        if (!async.isEmpty()) {
+            out.println();
+            out.print(async);
+        }
         String floors = FloorReport.text(FloorReport.read(dir.resolve("floor")), report, input);
         if (!floors.isEmpty()) {
             out.println();
@@ -539,6 +612,11 @@ public final class CompareReport {
         }
         md.append("\nEach cell: median over rounds of the per-round median; in brackets the share of time saved against ")
                 .append(baseline).append(" (negative: slower). star rows are calls/s of all client threads together.\n");
+        if (!async.isEmpty()) {
+            md.append("\n```\n").append(async).append("```\n\nAsynchronous calls ("Implementing Asynchronous RMI in Java"): calls/s ratios above 1 and")
+                    .append(" time ratios below 1 are gains; in configurations without the +async declarations the")
+                    .append(" same methods run synchronously.\n");
+        }
         if (!floors.isEmpty()) {
             md.append("\n```\n").append(floors).append("```\n");
         }

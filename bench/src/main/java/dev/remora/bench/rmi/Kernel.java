@@ -5,7 +5,14 @@ import java.util.List;
 
 /**
  * The kernels of "KaRMI" section 6.1 plus two of Remora's own: the raw Java TCP ping-pong (the floor that
- * Remora's null ping is judged against) and {@code throw(obj)} (the exception path). {@link #id()} is the CSV
+ * Remora's null ping is judged against) and {@code throw(obj)} (the exception path); and the asynchronous ones of
+ * "Implementing Asynchronous RMI in Java", whose methods the compare script's {@code +async} configurations declare
+ * one-way or future on the server: {@code oneway} (calls/s of a one-way void call, the loop ended by a synchronous
+ * call so that all ran), {@code oneway_star} (the same from {@code --star-threads} threads), {@code future_late} (a
+ * future used after its call completed: the time of the call plus that of the first use, not the wait between),
+ * {@code future_now} (used at once), {@code future_sync} (the same method, synchronous; the three paced alike by a
+ * 1 ms pause per call, not timed), {@code future_wait1ms} and {@code sync_wait1ms} (1000 calls of a method that
+ * sleeps 1 ms, with futures used after the loop or synchronously: one sample per loop). {@link #id()} is the CSV
  * value and what {@code --kernels} takes; {@link #label()} is the row title in reports.
  */
 public enum Kernel {
@@ -17,7 +24,16 @@ public enum Kernel {
     PINGPONG("pingpong", "obj pingpong(obj)", true),
     STAR("star", "obj star(obj)", true),
     RAW_TCP("raw_tcp", "raw TCP ping-pong", false),
-    THROW("throw", "throw(obj)", true);
+    THROW("throw", "throw(obj)", true),
+    // asynchronous calls ("Implementing Asynchronous RMI in Java"): one-way and future in the compare script's +async configurations, synchronous
+    // elsewhere; on request only (--kernels)
+    ONEWAY("oneway", "void onewayPing() (one-way: calls/s)", false),
+    ONEWAY_STAR("oneway_star", "void onewayPing() from star threads", false),
+    FUTURE_LATE("future_late", "future echo(32int), used late", false),
+    FUTURE_NOW("future_now", "future echo(32int), used at once", false),
+    FUTURE_SYNC("future_sync", "echo(32int) synchronous, same type", false),
+    FUTURE_WAIT1MS("future_wait1ms", "1000 x wait 1 ms, futures (loop)", false),
+    SYNC_WAIT1MS("sync_wait1ms", "1000 x wait 1 ms, synchronous (loop)", false);
 
     private final String id;
     private final String label;

@@ -36,6 +36,30 @@ public interface PingService extends Remote {
     /** Kernel {@code throw(obj)}: always throws {@link BenchException} whose message is the digest of {@code o}. */
     void fail(Object o) throws RemoteException, BenchException;
 
+    /**
+     * Kernels {@code oneway} and {@code oneway_star}: as {@link #ping()}; the compare script's {@code +async}
+     * configurations declare it one-way on the server ({@code remora.async}), the others call it synchronously.
+     */
+    void onewayPing() throws RemoteException;
+
+    /** How many {@link #onewayPing} calls this server has run: a synchronous call after a one-way kernel's loop. */
+    long onewayCount() throws RemoteException;
+
+    /**
+     * Kernels {@code future_now} and {@code future_late}: returns its argument, wrapped; declared as a future
+     * ({@code remora.future}) in the {@code +async} configurations.
+     */
+    Echoed futureEcho(Object o) throws RemoteException;
+
+    /** Kernel {@code future_sync}: the same as {@link #futureEcho}, never declared: always synchronous. */
+    Echoed syncEcho(Object o) throws RemoteException;
+
+    /** Kernel {@code future_wait1ms}: waits 1 ms (as a method doing I/O would), returns {@code i}; a future there. */
+    Echoed wait1ms(int i) throws RemoteException;
+
+    /** Kernel {@code sync_wait1ms}: the same as {@link #wait1ms}, never declared. */
+    Echoed wait1msSync(int i) throws RemoteException;
+
     /** Digest of what the last void kernel received (see {@link Digest}), for {@code --verify}. */
     long lastReceivedDigest() throws RemoteException;
 

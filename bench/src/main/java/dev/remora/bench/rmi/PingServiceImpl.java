@@ -64,6 +64,43 @@ public final class PingServiceImpl implements PingService {
         lastKind = 4;
     }
 
+    private final java.util.concurrent.atomic.AtomicLong oneways = new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public void onewayPing() {
+        oneways.incrementAndGet(); // one-way calls from many threads at once (oneway_star): counted exactly
+    }
+
+    @Override
+    public long onewayCount() {
+        return oneways.get();
+    }
+
+    @Override
+    public Echoed futureEcho(Object o) {
+        return new Echoed.Value(o);
+    }
+
+    @Override
+    public Echoed syncEcho(Object o) {
+        return new Echoed.Value(o);
+    }
+
+    @Override
+    public Echoed wait1ms(int i) {
+        return wait1msSync(i);
+    }
+
+    @Override
+    public Echoed wait1msSync(int i) {
+        try {
+            Thread.sleep(1);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return new Echoed.Value(i);
+    }
+
     @Override
     public Object echo(Object o) {
         return o;

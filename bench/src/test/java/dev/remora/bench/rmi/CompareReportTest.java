@@ -22,6 +22,29 @@ class CompareReportTest {
     }
 
     @Test
+    void asyncRatiosAreTakenWithinEachConfiguration() {
+        List<ResultRow> rows = List.of(
+                row("vanilla", 1, "ping", "-", 0, 25, 40_000), row("socket+async", 1, "ping", "-", 0, 25, 50_000),
+                row("vanilla", 1, "oneway", "-", 0, 24, 42_000),
+                row("socket+async", 1, "oneway", "-", 0, 0.4, 1_000_000),
+                row("vanilla", 1, "future_late", "-", 0, 40, 0), row("socket+async", 1, "future_late", "-", 0, 10, 0),
+                row("vanilla", 1, "future_sync", "-", 0, 40, 0), row("socket+async", 1, "future_sync", "-", 0, 30, 0),
+                row("vanilla", 1, "future_wait1ms", "-", 0, 1_100_000, 0),
+                row("socket+async", 1, "future_wait1ms", "-", 0, 55_000, 0),
+                row("vanilla", 1, "sync_wait1ms", "-", 0, 1_100_000, 0),
+                row("socket+async", 1, "sync_wait1ms", "-", 0, 1_100_000, 0));
+        CompareReport r = CompareReport.of(rows, List.of("vanilla", "socket+async"), "vanilla");
+        String t = r.asyncText();
+        assertTrue(t.matches("(?s).*one-way calls/s / void ping\\(\\) calls/s +1\\.05 +20\\.0\n.*"), t);
+        assertTrue(t.matches("(?s).*future used late / synchronous \\(time\\) +1\\.00 +0\\.333\n.*"), t);
+        assertTrue(t.matches("(?s).*1000 x 1 ms: futures / synchronous \\(time\\) +1\\.00 +0\\.0500\n.*"), t);
+        assertTrue(!t.contains("at once") && !t.contains("star"), "no row without its kernels: " + t);
+        assertTrue(r.text(Map.of()).contains("1000000/s"), "one-way rows show calls/s: " + r.text(Map.of()));
+        assertEquals("", CompareReport.of(List.of(row("vanilla", 1, "ping", "-", 0, 20, 0)), List.of("vanilla"),
+                "vanilla").asyncText());
+    }
+
+    @Test
     void cpuTableFromRowsThatHaveIt() {
         List<ResultRow> rows = List.of(
                 new ResultRow("vanilla", 1, "ping", "-", 0, 1000, 40, 50, 60, 0, 20.0),

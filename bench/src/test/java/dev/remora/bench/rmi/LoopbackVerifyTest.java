@@ -54,8 +54,9 @@ class LoopbackVerifyTest {
     @Test
     void verifyPassesForEveryKernelAndIsDeterministic() {
         String[] first = run(0, "--verify", "--objects", "all", "--sizes", "50,5000", "--star-threads", "3");
-        // ping, ping2i, ping2i2f, raw_tcp; then ping_obj, echo_obj, pingpong, star, throw over 11 objects
-        assertEquals(4 + 5 * 11, first.length, String.join("\n", first));
+        // ping, ping2i, ping2i2f, raw_tcp, the 7 asynchronous kernels; then ping_obj, echo_obj, pingpong, star, throw
+        // over 11 objects
+        assertEquals(4 + 7 + 5 * 11, first.length, String.join("\n", first));
         for (String line : first) {
             assertTrue(line.matches("verify \\S+ \\S+ ok [0-9a-f]{16}"), line);
         }
@@ -70,9 +71,12 @@ class LoopbackVerifyTest {
         PingService stub = (PingService) UnicastRemoteObject.exportObject(broken, 0);
         LocateRegistry.getRegistry("127.0.0.1", server.port()).rebind("broken", stub);
         try {
-            String[] lines = run(1, "--verify", "--name", "broken", "--kernels", "ping2i,echo_obj,pingpong",
-                    "--objects", "float[50],tree15,null");
+            String[] lines = run(1, "--verify", "--name", "broken", "--kernels",
+                    "ping2i,echo_obj,pingpong,oneway,future_wait1ms,sync_wait1ms", "--objects", "float[50],tree15,null");
             String all = String.join("\n", lines);
+            assertTrue(all.contains("verify oneway - FAIL"), all);
+            assertTrue(all.contains("verify future_wait1ms - FAIL"), all);
+            assertTrue(all.contains("verify sync_wait1ms - ok"), all);
             assertTrue(all.contains("verify ping2i - FAIL"), all);
             assertTrue(all.contains("verify echo_obj float[50] FAIL"), all);
             assertTrue(all.contains("verify echo_obj tree15 FAIL"), all);
@@ -121,7 +125,10 @@ class LoopbackVerifyTest {
         assertEquals("ping", ResultRow.parse(lines[2]).kernel());
     }
 
-    /** Corrupts echoed arrays and trees, drops ping(int,int)'s second argument, skips the pingpong callback. */
+    /**
+     * Corrupts echoed arrays and trees, drops ping(int,int)'s second argument, skips the pingpong callback, drops
+     * onewayPing and answers wait1ms with the wrong number.
+     */
     static final class Broken implements PingService {
         private final PingServiceImpl ok = new PingServiceImpl(InetAddress.getLoopbackAddress(), () -> { });
 
@@ -193,6 +200,36 @@ class LoopbackVerifyTest {
         @Override
         public long lifetimeCpuNanos() {
             return -1;
+        }
+
+        @Override
+        public void onewayPing() {
+            // dropped: the next onewayCount() shows it never ran
+        }
+
+        @Override
+        public long onewayCount() {
+            return ok.onewayCount();
+        }
+
+        @Override
+        public Echoed futureEcho(Object o) {
+            return ok.futureEcho(o);
+        }
+
+        @Override
+        public Echoed syncEcho(Object o) {
+            return ok.syncEcho(o);
+        }
+
+        @Override
+        public Echoed wait1ms(int i) {
+            return ok.wait1ms(i + 1); // a wrong result
+        }
+
+        @Override
+        public Echoed wait1msSync(int i) {
+            return ok.wait1msSync(i);
         }
 
         @Override

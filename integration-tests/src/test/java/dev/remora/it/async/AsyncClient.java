@@ -15,7 +15,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code AsyncClient <registryPort> async|sync} runs a session against {@link AsyncServer} and prints one OK line per
- * step: async expects Remora's asynchronous calls (the agent on both sides), sync plain RMI's synchronous ones (no
+ * step (FUTURES: ten futures of one thread run at once on the server): async expects Remora's asynchronous calls (the agent on both sides), sync plain RMI's synchronous ones (no
  * agent here), with the same results. {@code AsyncClient <registryPort> kill <file>} leaves one-way calls and a
  * future pending, prints PENDING, waits for {@code file} (the test kills the server first), then checks that the next
  * call and the future throw RemoteExceptions. Exits 1 at the first surprise.
@@ -48,8 +48,28 @@ public final class AsyncClient {
         check(s.equals(same) && s.hashCode() == same.hashCode() && s.toString().equals("Summary[sum]"),
                 "equals/hashCode/toString of " + s);
         System.out.println("FUTURE-OK");
+        futures(ledger, async);
         check(ledger.total() == 8 * 300, "total " + ledger.total());
         System.out.println("TOTAL-OK");
+    }
+
+    /**
+     * Ten futures of 200 ms each from this one thread, used afterwards: with the agent the server runs them at once
+     * (well under the 2 s they take one after another), each result in its own future.
+     */
+    private static void futures(Ledger ledger, boolean async) throws Exception {
+        int n = 10;
+        long t0 = System.nanoTime();
+        Ledger.Summary[] rs = new Ledger.Summary[n];
+        for (int i = 0; i < n; i++) {
+            rs[i] = ledger.summary("c" + i, 200);
+        }
+        for (int i = 0; i < n; i++) {
+            check(rs[i].name().equals("c" + i), "future " + i + " is " + rs[i].name());
+        }
+        long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        check(async ? took < 1000 : took >= n * 200, n + " futures of 200 ms took " + took + " ms");
+        System.out.println("FUTURES-OK");
     }
 
     private static void order(Ledger ledger) throws Exception {

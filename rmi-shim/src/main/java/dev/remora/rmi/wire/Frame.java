@@ -18,7 +18,8 @@ package dev.remora.rmi.wire;
  *                        REPLY, EXCEPTION: DECLARES (the payload starts with the called object's asynchronous
  *                        methods, see below)
  *  6      2    lane      CALL: the caller's lane (unsigned; 0: none), what a JRMP connection is to its client thread:
- *                        the server serves a lane's calls on one thread while it is in use; other kinds: 0
+ *                        the server serves a lane's calls on one thread while it is in use; LANE_ANY (0xffff): a
+ *                        future call, run by any pool thread at once, in no order with other calls; other kinds: 0
  *  8      4    call id   chosen by the caller, echoed by REPLY/EXCEPTION/PONG; lets many calls share a connection;
  *                        ONEWAY_ACK: the number of one-way calls the server has run since its last ONEWAY_ACK
  * CALL and ONEWAY go on with:
@@ -37,7 +38,9 @@ package dev.remora.rmi.wire;
  * for only when the result is used. The server answers ONEWAY with no reply; it sends ONEWAY_ACK (no payload) as it
  * runs them (every few calls, before a reply, and once drained after a PING), which the client counts against
  * {@code remora.async.maxPending}; a client waiting at that bound sends a PING. One-way frames may follow one another
- * in one write of a stream link (remora.async.batch): the receiver cuts them apart as any frames.
+ * in one write of a stream link or one fabric message (remora.async.batch): the receiver cuts them apart. Future calls
+ * (LANE_ANY) issued back to back may likewise leave in one write, and the server's replies to them too
+ * (remora.future.batch).
  *
  * Payload: if every value is primitive (or void), the values in order, big-endian, without a stream; else, without
  * FAST, a JDK serialization stream with RMI's class annotations and remote-object replacement holding all values in
@@ -55,12 +58,13 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
+     * 6: lane LANE_ANY (future calls run concurrently); a fabric message may carry several frames.
      * 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES; a serialized lambda's capturing class and strings
      * are values (with handles), in the JDK's field order.
      * 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
-    public static final short VERSION = 5;
+    public static final short VERSION = 6;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;
@@ -79,6 +83,9 @@ public final class Frame {
     public static final byte FLAG_ABORTED = 4;
     public static final byte FLAG_BROKEN = 8;
     public static final byte FLAG_DECLARES = 16;
+
+    /** The lane of a future call: any server thread, no order with the caller's other calls. */
+    public static final int LANE_ANY = 0xffff;
 
     public static final int HEADER = 12;
     public static final int CALL_HEADER = HEADER + 22 + 8;

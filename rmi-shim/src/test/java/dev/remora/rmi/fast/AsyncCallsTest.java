@@ -110,6 +110,12 @@ class AsyncCallsTest {
         String notAnInterface() throws RemoteException;
 
         Journal self() throws RemoteException;
+
+        /** Waits until {@code n} calls are inside it at once (10 s at most), then returns {@code name}'s report. */
+        Report meet(String name, int n) throws RemoteException;
+
+        /** Waits for the gate, then returns {@code name}'s report. */
+        Report gated(String name) throws RemoteException;
     }
 
     static final class JournalImpl implements Journal {
@@ -118,6 +124,8 @@ class AsyncCallsTest {
         final AtomicInteger held = new AtomicInteger();
         final AtomicInteger slowDone = new AtomicInteger();
         final List<String> wrongNotes = new CopyOnWriteArrayList<>();
+        final AtomicInteger inside = new AtomicInteger();
+        final AtomicInteger gatedIn = new AtomicInteger();
 
         @Override
         public void append(int thread, int seq, String note) {
@@ -200,6 +208,30 @@ class AsyncCallsTest {
         public Journal self() {
             return this;
         }
+
+        @Override
+        public Report meet(String name, int n) {
+            inside.incrementAndGet();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (inside.get() < n) {
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException(name + " never met " + n + " calls at once");
+                }
+                nap(1);
+            }
+            return new ReportImpl(name);
+        }
+
+        @Override
+        public Report gated(String name) {
+            gatedIn.incrementAndGet();
+            try {
+                gate.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return new ReportImpl(name);
+        }
     }
 
     private static final String J = Journal.class.getName();
@@ -209,7 +241,7 @@ class AsyncCallsTest {
                 List.of(J + "#append", J + "#boom", J + "#hold", J + "#slow(int)", J + "#notVoid",
                         JournalImpl.class.getName() + "#checked"),
                 List.of(J + "#report(java.lang.String,int)", J + "#failing", J + "#nothing", J + "#notAnInterface",
-                        J + "#self", J + "#slow"));
+                        J + "#self", J + "#slow", J + "#meet", J + "#gated"));
     }
 
     static Method m(String name) {
@@ -481,6 +513,91 @@ class AsyncCallsTest {
             rig.dropConnections();
             UndeclaredThrowableException u = assertThrows(UndeclaredThrowableException.class, r::name);
             assertTrue(u.getCause() instanceof RemoteException, u.getCause().toString());
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = RouterOptions.Dispatch.class, names = {"AUTO", "POOL"})
+    void onesThreadsFuturesRunAtOnceOnTheServer(RouterOptions.Dispatch dispatch) throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        int n = 8;
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST), server(dispatch))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            Report[] rs = new Report[n];
+            for (int i = 0; i < n; i++) {
+                rs[i] = (Report) rig.result(ref, m("meet"), "m" + i, n); // each waits until all 8 are inside
+            }
+            for (int i = 0; i < n; i++) {
+                assertEquals("m" + i, rs[i].name(), "future " + i);
+            }
+            assertEquals(n, rig.futuresMade.get());
+            assertEquals(n, impl.inside.get());
+        }
+    }
+
+    @Test
+    void futureCallsWaitAtMaxPendingUntilARepliedOne() throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        int max = 4;
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).asyncMaxPending(max),
+                server(RouterOptions.Dispatch.AUTO))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            List<Report> rs = new CopyOnWriteArrayList<>();
+            for (int i = 0; i < max; i++) {
+                rs.add((Report) rig.result(ref, m("gated"), "g" + i)); // all run at once, blocked at the gate
+            }
+            CountDownLatch sent = new CountDownLatch(1);
+            Thread next = new Thread(() -> {
+                try {
+                    rs.add((Report) rig.result(ref, m("gated"), "g" + max));
+                } catch (Throwable e) {
+                    throw new AssertionError(e);
+                }
+                sent.countDown();
+            });
+            next.start();
+            assertFalse(sent.await(500, TimeUnit.MILLISECONDS), "a future call beyond maxPending did not wait");
+            assertEquals(max, impl.gatedIn.get(), "the server runs the first " + max + " at once, not the next");
+            impl.gate.countDown();
+            assertTrue(sent.await(10, TimeUnit.SECONDS), "the waiting call went on once a reply came");
+            next.join(10_000);
+            for (int i = 0; i <= max; i++) {
+                assertEquals("g" + i, rs.get(i).name(), "future " + i);
+            }
+            assertEquals(max + 1, impl.gatedIn.get());
+        }
+    }
+
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    void futuresIssuedBackToBackLeaveTogetherAndTheirRepliesToo(boolean batch) throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        int calls = 500;
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).futureBatch(batch),
+                server(RouterOptions.Dispatch.AUTO).futureBatch(batch))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            Report[] rs = new Report[calls];
+            for (int i = 0; i < calls; i++) {
+                rs[i] = (Report) rig.result(ref, m("report"), "f" + i, 1);
+            }
+            for (int i = 0; i < calls; i++) {
+                assertEquals("f" + i, rs[i].name(), "future " + i);
+            }
+            assertEquals(calls, rig.futuresMade.get());
+            if (batch) {
+                // (the first of a run, issued while no other future is out, leaves at once)
+                assertTrue(rig.onewayBatched.get() >= calls * 9 / 10, rig.onewayBatched + " of " + calls
+                        + " future calls went in runs");
+                assertTrue(rig.onewayBatches.get() < calls / 2, rig.onewayBatches + " writes for " + calls + " calls");
+                assertTrue(rig.replyBatched.get() > rig.replyBatches.get(),
+                        rig.replyBatched + " replies held back in " + rig.replyBatches + " writes");
+            } else {
+                assertEquals(0, rig.onewayBatches.get());
+                assertEquals(0, rig.replyBatches.get());
+            }
         }
     }
 }

@@ -36,6 +36,9 @@ final class Rig implements AutoCloseable {
     /** Writes of held-back one-way calls, and the calls they carried. */
     final AtomicInteger onewayBatches = new AtomicInteger();
     final AtomicInteger onewayBatched = new AtomicInteger();
+    /** Writes of held-back future replies (server), and the replies they carried. */
+    final AtomicInteger replyBatches = new AtomicInteger();
+    final AtomicInteger replyBatched = new AtomicInteger();
     final RemoraRouter client;
     final RemoraRouter server;
     private final ServerSocket ss;
@@ -77,6 +80,12 @@ final class Rig implements AutoCloseable {
             public void onewayBatch(int calls) {
                 onewayBatches.incrementAndGet();
                 onewayBatched.addAndGet(calls);
+            }
+
+            @Override
+            public void replyBatch(int replies) {
+                replyBatches.incrementAndGet();
+                replyBatched.addAndGet(replies);
             }
 
             @Override

@@ -18,7 +18,9 @@ import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@link Link} over one libfabric endpoint per connection: a frame is one fabric message.
+ * {@link Link} over one libfabric endpoint per connection: a frame is one fabric message, or several frames back to
+ * back are ({@link #carriesFrameRuns}: held-back one-way and future calls, and replies to futures, remora.async.batch
+ * and remora.future.batch); the receiver copies the rest of such a message aside and hands its frames out one by one.
  *
  * <p>Sending copies the frame's bytes once into the endpoint's native staging buffer (the array is never pinned);
  * a frame with a tail ({@link FrameBuffer#setTail}) goes as its head and the tail's pieces, gathered by one JNI call
@@ -68,6 +70,10 @@ public final class FabricLink implements Link {
     private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
     private volatile boolean sleepAsked; // this side asked the peer to ring and was not rung since
     private volatile boolean open = true;
+    /** The frames of a message that carried several, after the first: handed out before the next message. */
+    private byte[] run = new byte[0]; // the receiving thread's (receives are serialised by their callers)
+    private int runPos;
+    private int runLim;
     private volatile boolean peerClosed;
 
     /**
@@ -200,8 +206,17 @@ public final class FabricLink implements Link {
         endpoint.sendGather(peerHandle, arrays, offsets, lengths, n);
     }
 
+    /** A message may hold several whole frames back to back; the receiver hands them out one by one. */
+    @Override
+    public boolean carriesFrameRuns() {
+        return true;
+    }
+
     @Override
     public FrameBuffer receive(Sink sink, int timeoutMillis) throws IOException {
+        if (runPos < runLim) {
+            return fromRun(sink);
+        }
         int n;
         endpoint.spin(!CpuWatch.othersBusy()); // spinning pays only while a CPU would otherwise idle
         try {
@@ -229,15 +244,43 @@ public final class FabricLink implements Link {
         ByteBuffer m = endpoint.received();
         int length = n >= Frame.HEADER ? m.getInt(0) : -1;
         byte kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
-        if (length != n || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
+        if (length < Frame.HEADER || length > n || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
             close();
             throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: a message of "
                     + n + " bytes, header length " + length + ", kind " + kind + " (largest frame accepted: "
                     + maxFrame + " bytes); connection closed");
         }
+        if (length < n) { // a run of frames: the rest waits here (the message's slot is reused by the next receive)
+            int rest = n - length;
+            if (run.length < rest) {
+                run = new byte[Math.max(rest, 2 * run.length)];
+            }
+            m.get(length, run, 0, rest);
+            runPos = 0;
+            runLim = rest;
+        }
         FrameBuffer dst = sink.bufferFor(kind, m.getInt(Frame.OFF_CALL_ID), length);
         byte[] d = dst.prepareReceive(length);
         m.get(0, d, 0, length);
+        return dst;
+    }
+
+    /** The next frame of the run kept from the last message. */
+    private FrameBuffer fromRun(Sink sink) throws IOException {
+        int left = runLim - runPos;
+        int length = left >= Frame.HEADER ? FrameBuffer.getInt(run, runPos) : -1;
+        byte kind = left >= Frame.HEADER ? run[runPos + Frame.OFF_KIND] : 0;
+        if (length < Frame.HEADER || length > left || kind < Frame.CALL || kind > Frame.LAST_KIND) {
+            runPos = runLim;
+            close();
+            throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: " + left
+                    + " bytes left of a run of frames, header length " + length + ", kind " + kind
+                    + "; connection closed");
+        }
+        FrameBuffer dst = sink.bufferFor(kind, FrameBuffer.getInt(run, runPos + Frame.OFF_CALL_ID), length);
+        byte[] d = dst.prepareReceive(length);
+        System.arraycopy(run, runPos, d, 0, length);
+        runPos += length;
         return dst;
     }
 

@@ -373,6 +373,49 @@ class FabricLinkTest {
         assertTrue(notes.isEmpty(), notes.toString());
     }
 
+    /** A run of frames in one message (remora.async.batch over fabric) is handed out frame by frame, in order. */
+    @Test
+    void aMessageOfSeveralFramesArrivesAsThoseFrames() throws Exception {
+        open("auto");
+        assertTrue(client.carriesFrameRuns());
+        FrameBuffer run = new FrameBuffer(64);
+        int[] payloads = {0, 30, 7, 100};
+        for (int i = 0; i < payloads.length; i++) {
+            FrameBuffer f = frame(Frame.ONEWAY, i + 1, payloads[i]);
+            run.write(f.array(), 0, f.length());
+        }
+        Future<?> sent = pool.submit(() -> {
+            client.send(run);
+            client.send(frame(Frame.CALL, 9, 5)); // the next message comes after the run
+            return null;
+        });
+        for (int i = 0; i < payloads.length; i++) {
+            FrameBuffer got = server.receive((k, id, len) -> new FrameBuffer(16), 5000);
+            assertEquals(Frame.HEADER + payloads[i], got.length(), "frame " + i);
+            assertEquals(i + 1, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
+            assertEquals(Frame.ONEWAY, got.array()[Frame.OFF_KIND]);
+        }
+        FrameBuffer last = server.receive((k, id, len) -> new FrameBuffer(16), 5000);
+        assertEquals(9, FrameBuffer.getInt(last.array(), Frame.OFF_CALL_ID));
+        sent.get(5, TimeUnit.SECONDS);
+        // a run whose last frame is cut short is malformed
+        FrameBuffer cut = new FrameBuffer(64);
+        FrameBuffer whole = frame(Frame.ONEWAY, 1, 10);
+        cut.write(whole.array(), 0, whole.length());
+        cut.write(whole.array(), 0, whole.length() - 3);
+        Future<?> cutSent = pool.submit(() -> {
+            client.send(cut);
+            return null;
+        });
+        assertEquals(1, FrameBuffer.getInt(server.receive((k, id, len) -> new FrameBuffer(16), 5000).array(),
+                Frame.OFF_CALL_ID));
+        MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                () -> server.receive((k, id, len) -> new FrameBuffer(16), 5000));
+        cutSent.get(5, TimeUnit.SECONDS);
+        assertTrue(e.getMessage().contains("run of frames"), e.getMessage());
+        assertFalse(server.isOpen());
+    }
+
     @Test
     void malformedFrameClosesTheLink() throws Exception {
         open("auto");
