@@ -613,7 +613,8 @@ public final class CompareReport {
         md.append("\nEach cell: median over rounds of the per-round median; in brackets the share of time saved against ")
                 .append(baseline).append(" (negative: slower). star rows are calls/s of all client threads together.\n");
         if (!async.isEmpty()) {
-            md.append("\n```\n").append(async).append("```\n\nAsynchronous calls ("Implementing Asynchronous RMI in Java"): calls/s ratios above 1 and")
+            md.append("\n```\n").append(async).append("```\n\nAsynchronous calls (\"Implementing Asynchronous RMI in Java\"):")
+                    .append(" calls/s ratios above 1 and")
                     .append(" time ratios below 1 are gains; in configurations without the +async declarations the")
                     .append(" same methods run synchronously.\n");
         }
