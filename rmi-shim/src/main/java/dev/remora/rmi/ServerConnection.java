@@ -32,7 +32,8 @@ import java.util.concurrent.locks.LockSupport;
  * lane (the first it meets, or the next new one once its own has been idle for 10 ms) on the reading thread, every
  * other lane on a pool thread; when a call on the reading thread outlasts the hand-off time, {@link DispatchWatchdog} binds its lane
  * to that thread and gives reading to a pool thread; the old reader stops reading once it has answered and serves its
- * lane until it is idle (the connection's own thread then waits for the end).
+ * lane until it is idle (the connection's own thread then waits for the end) When that lane's client thread is then the only one
+ * calling, its thread takes reading back with its next call ({@link Lane#offerReading}).
  *
  * <p>A future call ({@link Frame#LANE_ANY}) belongs to no lane: it goes to a pool thread at once (on the reading thread
  * with {@code inline}), so that one client thread's futures run concurrently; the client bounds how many are out
@@ -84,6 +85,11 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
     /** The lane of the reader's running call, and the reader: a hand-off leaves that lane to that thread. */
     private volatile int upcallLane;
     private volatile Thread readerThread;
+    /**
+     * The lane a hand-off bound to a reader whose call outlasted the hand-off time, by that thread (see
+     * {@link #keptLane}): hand-offs of successive readers may overlap.
+     */
+    private final ConcurrentHashMap<Thread, Lane> keptForReader = new ConcurrentHashMap<>();
     private final CountDownLatch ended = new CountDownLatch(1);
 
     // lanes (pool and auto): a client thread's calls, served on one thread while it keeps calling (Frame.OFF_LANE)
@@ -155,8 +161,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
             if (auto) {
                 DispatchWatchdog.register(this);
             }
-            if (!serve(inlineCall)) {
-                awaitEnd(); // a pool thread reads now; the caller of run() must not end the connection
+            drive(serve(inlineCall, null, 0));
+            if (ended.getCount() > 0) {
+                awaitEnd(); // another thread reads now; the caller of run() must not end the connection
             }
         } finally {
             if (reads) {
@@ -166,15 +173,28 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
     }
 
     /**
-     * Reads and serves frames until the connection ends (true) or, with auto dispatch, until this thread ran a call
-     * for so long that reading was handed to a pool thread (false). {@code mine} is this reader's call state.
+     * Reads and serves frames until the connection ends, or, with auto dispatch, until this thread ran a call for so
+     * long that reading was handed to a pool thread, or gave reading to the idle thread of the lane a call is for
+     * ({@link Lane#offerReading}). {@code mine} is this reader's call state; {@code first}, when not null, a call of
+     * lane {@code firstLane} already read and prepared, run first as this reader's own (a reading role taken over).
+     *
+     * @return the lane this thread serves now (its running call's, after a hand-off; its own client thread's, after it
+     *     gave reading away), or null: nothing more for this thread (the connection ended, or no lane of its own)
      */
-    private boolean serve(Dispatcher.Call mine) {
+    private Lane serve(Dispatcher.Call mine, Dispatcher.Call first, int firstLane) {
         boolean end = true;
         readerThread = Thread.currentThread();
         int readerLane = 0; // auto: the lane this thread serves itself (0: none yet)
         long readerLaneEnd = 0; // when its last call ended
         try {
+            if (first != null) {
+                readerLane = firstLane;
+                if (!runAsReader(first, firstLane)) {
+                    end = false;
+                    return keptLane(firstLane);
+                }
+                readerLaneEnd = System.nanoTime();
+            }
             while (true) {
                 fast.prepareRead();
                 FrameBuffer f;
@@ -182,7 +202,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
                     f = link.receive(this, readTimeoutMillis);
                 } catch (SocketTimeoutException e) {
                     if (detached.get() == 0) {
-                        return true; // idle for JRMP's read timeout: closed, as TCPTransport closes its connections
+                        return null; // idle for JRMP's read timeout: closed, as TCPTransport closes its connections
                     }
                     // calls run elsewhere: the connection is busy, not idle (a frame cut short by the timeout
                     // leaves the stream out of step: the next read finds it malformed, and the connection ends)
@@ -236,28 +256,26 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
                                         + " closed: type descriptors could not be read (" + fast.broken() + ")");
                             }
                             if (!inline) { // another client thread's: served by its own thread, as JRMP's would be
+                                if (kind == Frame.CALL && bound != null && lanes.size() == 1
+                                        && (readerLane == 0
+                                            || System.nanoTime() - readerLaneEnd > READER_LANE_IDLE_NANOS)
+                                        && bound.offerReading(c, lane)) {
+                                    // the only client thread calling has a thread of its own (a hand-off left it
+                                    // the lane), idle: that thread takes this call and reading over, so that its
+                                    // later calls cost no thread switch each; this thread's own lane is idle. With
+                                    // other client threads calling, reading stays here (their calls run at once).
+                                    end = false;
+                                    return null;
+                                }
                                 toLane(bound, lane, new Task(this, null, c));
                                 break;
                             }
                             if (lane != 0) {
                                 readerLane = lane;
                             }
-                            upcallLane = lane;
-                            upcallSince = System.nanoTime();
-                            upcall.set(mine);
-                            upcalls++; // only this thread writes it
-                            if (DispatchWatchdog.parked) {
-                                DispatchWatchdog.wake();
-                            }
-                            dispatcher.complete(mine, REPLY.get(), marshalling.writer, this);
-                            if (!upcall.compareAndSet(mine, null)) {
-                                detached.decrementAndGet(); // this call, handed off, has answered
+                            if (!runAsReader(mine, lane)) {
                                 end = false; // a pool thread reads this connection now
-                                Lane kept = lane == 0 ? null : lanes.get(lane);
-                                if (kept != null && kept.owner == Thread.currentThread()) {
-                                    kept.work(); // this client thread's next calls, until it stops calling
-                                }
-                                return false;
+                                return keptLane(lane);
                             }
                             readerLaneEnd = System.nanoTime();
                         } else if (pool == null) {
@@ -311,7 +329,52 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
                 finish();
             }
         }
+        return null;
+    }
+
+    /**
+     * The reader runs call {@code c} of {@code lane} itself (an upcall, which the watchdog may hand off); false when
+     * it was handed off meanwhile: a pool thread reads now.
+     */
+    private boolean runAsReader(Dispatcher.Call c, int lane) {
+        upcallLane = lane;
+        upcallSince = System.nanoTime();
+        upcall.set(c);
+        upcalls++; // only the reader writes it
+        if (DispatchWatchdog.parked) {
+            DispatchWatchdog.wake();
+        }
+        dispatcher.complete(c, REPLY.get(), marshalling.writer, this);
+        if (!upcall.compareAndSet(c, null)) {
+            detached.decrementAndGet(); // this call, handed off, has answered
+            return false;
+        }
         return true;
+    }
+
+    /**
+     * After a hand-off: the lane the watchdog bound to this thread (its client thread's next calls), or null. Taken
+     * from {@link #keptForReader}, not the lane table: the new reader may already have given this lane reading (and
+     * taken it out of the table) before this thread got here.
+     */
+    private Lane keptLane(int lane) {
+        Lane kept = keptForReader.remove(Thread.currentThread());
+        return kept != null && kept.id == lane ? kept : null;
+    }
+
+    /**
+     * This thread's turns at the connection, one after the other and never nested: serving {@code lane} until it is
+     * idle or its thread is given reading with a call ({@link Lane#offerReading}), then reading until it gives reading
+     * away or hands it off, serving the lane it keeps then, and so on.
+     */
+    private void drive(Lane lane) {
+        while (lane != null) {
+            Lane.Reading r = lane.work();
+            if (r == null) {
+                return;
+            }
+            lane = serve(r.call, r.call, r.lane);
+        }
     }
 
     /** The connection is over: frees it and releases the thread waiting in {@link #run}. */
@@ -363,12 +426,17 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
         // the running call's client thread keeps its server thread: its lane is bound to the reader before the
         // hand-off, so that a next call the new reader reads (once this one has answered) goes to this thread
         int lane = upcallLane;
-        Lane kept = lane == 0 ? null : new Lane(lane, readerThread);
+        Thread reader = readerThread;
+        Lane kept = lane == 0 ? null : new Lane(lane, reader);
         if (kept != null && lanes.putIfAbsent(lane, kept) != null) {
             kept = null;
         }
+        if (kept != null) {
+            keptForReader.put(reader, kept);
+        }
         if (!upcall.compareAndSet(running, HANDED)) {
             if (kept != null) {
+                keptForReader.remove(reader, kept);
                 lanes.remove(lane, kept); // the call ended first: the reader keeps reading and its lane
             }
             return;
@@ -389,7 +457,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
         try {
             options.listener.handoff();
             upcall.set(null);
-            serve(new Dispatcher.Call());
+            drive(serve(new Dispatcher.Call(), null, 0));
         } finally {
             RmiInternals.setConnectionHandler(old);
         }
@@ -440,6 +508,39 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
         volatile Thread owner;
         private final ArrayDeque<Task> queue = new ArrayDeque<>(2); // guarded by this
         private boolean live = true; // guarded by this: takes calls
+        private boolean busy; // guarded by this: its thread is running a call
+        private Reading reading; // guarded by this: reading, given to its thread with a call (offerReading)
+
+        /** A call already read and prepared, and the reading role that comes with it. */
+        final class Reading {
+            final Dispatcher.Call call;
+            final int lane;
+
+            Reading(Dispatcher.Call call, int lane) {
+                this.call = call;
+                this.lane = lane;
+            }
+        }
+
+        /**
+         * The reader gives its thread call {@code c} (read and prepared) and the reading role, if that thread is
+         * idle with nothing queued; the lane then ends (its thread reads and serves its calls inline). False: it is
+         * busy, or gone; the caller queues the call as usual.
+         */
+        boolean offerReading(Dispatcher.Call c, int lane) {
+            Thread o;
+            synchronized (this) {
+                if (!live || busy || !queue.isEmpty() || reading != null || owner == null) {
+                    return false;
+                }
+                reading = new Reading(c, lane);
+                live = false;
+                lanes.remove(id, this);
+                o = owner;
+            }
+            LockSupport.unpark(o);
+            return true;
+        }
 
         Lane(int id, Thread owner) {
             this.id = id;
@@ -475,30 +576,45 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
             owner = Thread.currentThread();
             Object old = RmiInternals.setConnectionHandler(connectionHandler);
             try {
-                work();
+                drive(this);
             } finally {
                 RmiInternals.setConnectionHandler(old);
             }
         }
 
-        /** Serves the lane's calls until none came for the lane idle time or the connection ended. */
-        void work() {
+        /**
+         * Serves the lane's calls until none came for the lane idle time or the connection ended (null), or until its
+         * thread is given reading with a call (returned, for {@link #serve}).
+         */
+        Reading work() {
             long deadline = System.nanoTime() + laneIdleNanos;
             while (true) {
                 Task t;
                 synchronized (this) {
+                    if (reading != null) {
+                        Reading r = reading;
+                        reading = null;
+                        return r;
+                    }
                     t = queue.poll();
                     if (t == null && (closed || System.nanoTime() - deadline >= 0)) {
                         live = false;
                         lanes.remove(id, this);
-                        return;
+                        return null;
                     }
+                    busy = t != null;
                 }
                 if (t == null) {
                     LockSupport.parkNanos(this, deadline - System.nanoTime());
                     continue;
                 }
-                t.serve();
+                try {
+                    t.serve();
+                } finally {
+                    synchronized (this) {
+                        busy = false;
+                    }
+                }
                 deadline = System.nanoTime() + laneIdleNanos;
             }
         }

@@ -146,6 +146,31 @@ class AutoDispatchTest {
         assertFalse(impl.firstReader.isAlive(), "the connection's own thread still waits after the end");
     }
 
+    /**
+     * One client thread whose call outlasted the hand-off time keeps its server thread, which takes reading back with
+     * that client thread's next call (the pool reader has no client thread of its own): its later calls are read and
+     * run by one thread again, with no thread switch each. Seen from outside: a second long call is handed off again
+     * (the watchdog watches only the reader's calls), and every call ran on the connection's own thread.
+     */
+    @Test
+    void aLoneClientThreadGetsItsReaderBackAfterAHandOff() throws Throwable {
+        WhereImpl impl = new WhereImpl();
+        try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 50_000)) {
+            Object ref = rig.export(impl);
+            assertEquals("rig-conn", rig.result(ref, m("where")));
+            assertEquals(150, rig.result(ref, m("nap"), 150)); // three hand-off times: handed off
+            assertEquals(1, rig.handoffs.get());
+            for (int i = 0; i < 50; i++) {
+                assertEquals("rig-conn", rig.result(ref, m("where")), "call " + i + ": the client thread's server thread");
+            }
+            assertEquals(150, rig.result(ref, m("nap"), 150));
+            assertEquals(2, rig.handoffs.get(), "the second long call ran on the reader again, and was handed off");
+            for (int i = 0; i < 50; i++) {
+                assertEquals("rig-conn", rig.result(ref, m("where")), "call " + i + " after the second hand-off");
+            }
+        }
+    }
+
     @Test
     void manyThreadsWithLongAndShortCalls() throws Throwable {
         try (Rig rig = rig(RouterOptions.Dispatch.AUTO, 100)) {

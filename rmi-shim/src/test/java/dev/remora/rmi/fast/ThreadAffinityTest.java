@@ -130,7 +130,9 @@ class ThreadAffinityTest {
             rig.result(ref, m("check"), "warm-up", 0); // the connection exists before the session starts
             assertEquals(List.of(), session(rig, ref, "controller", 60));
             if (d == RouterOptions.Dispatch.AUTO) {
-                assertEquals(1, rig.handoffs.get(), "configure outlasted the hand-off time once");
+                // configure outlasted the hand-off time; the client thread's server thread then took reading back
+                // with its next call, so its later long calls (10 ms) were handed off again, on that same thread
+                assertTrue(rig.handoffs.get() >= 1, "configure outlasted the hand-off time");
             }
         }
     }
