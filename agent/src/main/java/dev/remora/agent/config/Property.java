@@ -70,9 +70,9 @@ public enum Property {
                     + " its connection)."),
     DISPATCH_HANDOFF("remora.dispatch.handoff", "20000", integer(10, 60_000_000),
             "Microseconds a call may run on the receiving thread (remora.dispatch=auto) before a pool thread takes"
-                    + " over receiving on its connection (the calling client thread then keeps that thread, and its"
-                    + " later calls cost a thread switch: a hand-off shorter than a scheduler slice happens when the"
-                    + " thread is merely descheduled)."),
+                    + " over receiving on its connection (the calling client thread keeps that thread; while it is the"
+                    + " only client thread calling, that thread takes receiving back with its next call; a hand-off"
+                    + " shorter than a scheduler slice happens when the thread is merely descheduled)."),
     DISPATCH_THREADS("remora.dispatch.threads", "0", integer(0, 4096),
             "Server threads made ahead of time for remora.dispatch=pool and auto; 0 = max(4, 2 x available"
                     + " processors)."),
