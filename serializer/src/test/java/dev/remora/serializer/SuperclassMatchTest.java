@@ -46,32 +46,10 @@ class SuperclassMatchTest {
         }
     }
 
-    /** Defines Base and Sub itself, from the test's class files. */
-    static final class ChildFirst extends ClassLoader {
-        private static final Set<String> OWN = Set.of(Base.class.getName(), Sub.class.getName());
-
-        ChildFirst() {
-            super(SuperclassMatchTest.class.getClassLoader());
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!OWN.contains(name)) {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name)) {
-                Class<?> c = findLoadedClass(name);
-                if (c == null) {
-                    try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
-                        byte[] b = in.readAllBytes();
-                        c = defineClass(name, b, 0, b.length);
-                    } catch (IOException e) {
-                        throw new ClassNotFoundException(name, e);
-                    }
-                }
-                return c;
-            }
-        }
+    /** A loader that defines Base and Sub itself, from the test's class files. */
+    static ClassLoader childFirst() {
+        return new CodecTest.ChildFirst(SuperclassMatchTest.class.getClassLoader(),
+                Set.of(Base.class.getName(), Sub.class.getName()));
     }
 
     /** Sub from ldr1, Base from ldr2 (not Sub's superclass), or a ClassNotFoundException for Base. */
@@ -147,8 +125,8 @@ class SuperclassMatchTest {
     }
 
     private static Object roundTrip(boolean fast, boolean baseMissing) throws Exception {
-        ClassLoader ldr1 = new ChildFirst();
-        ClassLoader ldr2 = new ChildFirst();
+        ClassLoader ldr1 = childFirst();
+        ClassLoader ldr2 = childFirst();
         Object a = ldr1.loadClass(Sub.class.getName()).getConstructor().newInstance();
         assertNotSame(Sub.class, a.getClass());
         ByteArrayOutputStream b = new ByteArrayOutputStream();
