@@ -227,6 +227,9 @@ final class SocketLink implements Link {
 
     private void readFully(byte[] d, int off, int len) throws IOException {
         while (len > 0) {
+            if (spinNanos > 0 && !bytesWaiting()) {
+                spin(); // the rest of a large frame is on its way: a blocking read would pay a wake-up per segment
+            }
             int k = read(d, off, len);
             off += k;
             len -= k;
