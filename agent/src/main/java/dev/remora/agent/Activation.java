@@ -103,6 +103,7 @@ final class Activation {
         try {
             long t1 = System.nanoTime();
             Installer.openRmiPackages(inst);
+            Installer.exportUnsafe(inst, config);
             long t2 = System.nanoTime();
             Class<?> bridge = BridgeInjector.inject(inst);
             long t3 = System.nanoTime();

@@ -318,6 +318,19 @@ public final class Installer {
         }
     }
 
+    /**
+     * Exports jdk.internal.misc to Remora's module, for the fast serializer's field access (its FieldAccess, which
+     * reads the same property): the JDK's own serialization copies fields with that Unsafe.
+     */
+    static void exportUnsafe(Instrumentation inst, RemoraConfig config) {
+        if (!"true".equals(config.get(Property.SERIALIZER_UNSAFE))) {
+            return;
+        }
+        inst.redefineModule(Object.class.getModule(), Collections.emptySet(),
+                Map.of("jdk.internal.misc", Set.of(Installer.class.getModule())), Collections.emptyMap(),
+                Collections.emptySet(), Collections.emptyMap());
+    }
+
     /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */
     static void openRmiPackages(Instrumentation inst) throws ClassNotFoundException {
         java.util.Optional<Module> rmi = ModuleLayer.boot().findModule("java.rmi");

@@ -37,6 +37,8 @@ final class CodecGenerator {
     }
 
     /**
+     * A codec whose field accessors are method handles.
+     *
      * @param codes   JDK type codes (B C D F I J S Z, L or [ for references), primitives first
      * @param getters (Object)T per field, T primitive or Object
      * @param setters (Object,T)void per field
@@ -44,32 +46,48 @@ final class CodecGenerator {
     static FieldCodec generate(String forClass, char[] codes, MethodHandle[] getters, MethodHandle[] setters)
             throws ReflectiveOperationException {
         int n = codes.length;
+        List<Object> data = new ArrayList<>(2 * n);
+        for (int i = 0; i < n; i++) {
+            data.add(getters[i]);
+        }
+        for (int i = 0; i < n; i++) {
+            data.add(setters[i]);
+        }
+        return define(forClass, codes, new Handles(n), data);
+    }
+
+    /**
+     * A codec that reads and writes fields at their offsets with {@code jdk.internal.misc.Unsafe} ({@link FieldAccess}):
+     * no method handle per field.
+     *
+     * @param offsets   each field's offset in instances of its class
+     * @param checks    per reference field, the type a value read must have before it is stored, or null (Object)
+     * @param owner     the declaring class's name, for the JDK's ClassCastException message
+     * @param names     the fields' names, ditto
+     */
+    static FieldCodec generateUnsafe(String forClass, char[] codes, long[] offsets, Class<?>[] checks, String owner,
+                                     String[] names) throws ReflectiveOperationException {
+        List<Object> data = new ArrayList<>(1 + codes.length);
+        data.add(FieldAccess.UNSAFE);
+        for (Class<?> c : checks) {
+            if (c != null) {
+                data.add(c);
+            }
+        }
+        return define(forClass, codes, new Offsets(offsets, checks, owner, names), data);
+    }
+
+    private static FieldCodec define(String forClass, char[] codes, Access access, List<Object> data)
+            throws ReflectiveOperationException {
         ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_MAXS);
         // same package as this class, whatever a shading step renamed it to: a hidden class joins the lookup's package
         String self = CodecGenerator.class.getPackageName().replace('.', '/') + "/Codec$" + sanitize(forClass);
         String superName = Type.getInternalName(FieldCodec.class);
         cw.visit(Opcodes.V17, Opcodes.ACC_FINAL | Opcodes.ACC_SUPER, self, null, superName, null);
-        for (int i = 0; i < n; i++) {
-            cw.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "g" + i, "L" + MH + ";",
-                    null, null).visitEnd();
-            cw.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "s" + i, "L" + MH + ";",
-                    null, null).visitEnd();
-        }
-        // <clinit>: g_i = classDataAt(lookup(), "_", MethodHandle.class, i); s_i = ... (n + i)
+        access.fields(cw);
         MethodVisitor mv = cw.visitMethod(Opcodes.ACC_STATIC, "<clinit>", "()V", null, null);
         mv.visitCode();
-        for (int i = 0; i < 2 * n; i++) {
-            mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
-                    "()Ljava/lang/invoke/MethodHandles$Lookup;", false);
-            mv.visitLdcInsn("_");
-            mv.visitLdcInsn(Type.getObjectType(MH));
-            mv.visitLdcInsn(i);
-            mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "classDataAt",
-                    "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/Class;I)Ljava/lang/Object;",
-                    false);
-            mv.visitTypeInsn(Opcodes.CHECKCAST, MH);
-            mv.visitFieldInsn(Opcodes.PUTSTATIC, self, (i < n ? "g" : "s") + (i % n), "L" + MH + ";");
-        }
+        access.clinit(mv, self);
         mv.visitInsn(Opcodes.RETURN);
         mv.visitMaxs(0, 0);
         mv.visitEnd();
@@ -86,18 +104,11 @@ final class CodecGenerator {
         for (char c : codes) {
             primBytes += Bytes.size(c);
         }
-        writeMethod(cw, self, codes, primBytes);
-        readMethod(cw, self, codes, primBytes, "read", "N");
-        readMethod(cw, self, codes, primBytes, "readSwapped", "S");
+        writeMethod(cw, self, codes, primBytes, access);
+        readMethod(cw, self, codes, primBytes, "read", "N", access);
+        readMethod(cw, self, codes, primBytes, "readSwapped", "S", access);
         cw.visitEnd();
 
-        List<MethodHandle> data = new ArrayList<>(2 * n);
-        for (int i = 0; i < n; i++) {
-            data.add(getters[i]);
-        }
-        for (int i = 0; i < n; i++) {
-            data.add(setters[i]);
-        }
         MethodHandles.Lookup lk = LOOKUP.defineHiddenClassWithClassData(cw.toByteArray(), data, true);
         try {
             return (FieldCodec) lk.findConstructor(lk.lookupClass(),
@@ -106,6 +117,163 @@ final class CodecGenerator {
             throw e;
         } catch (Throwable t) {
             throw new IllegalStateException(t);
+        }
+    }
+
+    /** How a codec's code reaches field i: the static fields it keeps, and the instructions around a get or a put. */
+    private abstract static class Access {
+        abstract void fields(ClassWriter cw);
+
+        /** Fills the static fields from the class data. */
+        abstract void clinit(MethodVisitor mv, String self);
+
+        /** Stack: ... -> ..., value of field i of local 1 (as code c: primitive, or Object). */
+        abstract void get(MethodVisitor mv, String self, int i, char c);
+
+        /** Before the value to store is pushed. */
+        abstract void beforePut(MethodVisitor mv, String self, int i);
+
+        /** After it was pushed: stores it (checking a reference's type first where needed). */
+        abstract void put(MethodVisitor mv, String self, int i, char c);
+
+        static void classData(MethodVisitor mv, String self, int index, String field, String type) {
+            mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "lookup",
+                    "()Ljava/lang/invoke/MethodHandles$Lookup;", false);
+            mv.visitLdcInsn("_");
+            mv.visitLdcInsn(Type.getObjectType("java/lang/Object"));
+            mv.visitLdcInsn(index);
+            mv.visitMethodInsn(Opcodes.INVOKESTATIC, "java/lang/invoke/MethodHandles", "classDataAt",
+                    "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/Class;I)Ljava/lang/Object;",
+                    false);
+            mv.visitTypeInsn(Opcodes.CHECKCAST, type);
+            mv.visitFieldInsn(Opcodes.PUTSTATIC, self, field, "L" + type + ";");
+        }
+    }
+
+    /** Getter and setter method handles in static final fields (g0.., s0..). */
+    private static final class Handles extends Access {
+        private final int n;
+
+        Handles(int n) {
+            this.n = n;
+        }
+
+        @Override
+        void fields(ClassWriter cw) {
+            for (int i = 0; i < n; i++) {
+                cw.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "g" + i, "L" + MH + ";",
+                        null, null).visitEnd();
+                cw.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "s" + i, "L" + MH + ";",
+                        null, null).visitEnd();
+            }
+        }
+
+        @Override
+        void clinit(MethodVisitor mv, String self) {
+            for (int i = 0; i < 2 * n; i++) {
+                classData(mv, self, i, (i < n ? "g" : "s") + (i % n), MH);
+            }
+        }
+
+        @Override
+        void get(MethodVisitor mv, String self, int i, char c) {
+            mv.visitFieldInsn(Opcodes.GETSTATIC, self, "g" + i, "L" + MH + ";");
+            mv.visitVarInsn(Opcodes.ALOAD, 1);
+            mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, MH, "invokeExact", "(" + OBJ + ")" + desc(c), false);
+        }
+
+        @Override
+        void beforePut(MethodVisitor mv, String self, int i) {
+            mv.visitFieldInsn(Opcodes.GETSTATIC, self, "s" + i, "L" + MH + ";");
+            mv.visitVarInsn(Opcodes.ALOAD, 1);
+        }
+
+        @Override
+        void put(MethodVisitor mv, String self, int i, char c) {
+            mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, MH, "invokeExact", "(" + OBJ + desc(c) + ")V", false);
+        }
+    }
+
+    /** jdk.internal.misc.Unsafe in a static final field (u), offsets as constants, checked types (t0..). */
+    private static final class Offsets extends Access {
+        private static final String U = FieldAccess.UNSAFE_CLASS;
+        private static final String CLASS = "java/lang/Class";
+        private final long[] offsets;
+        private final Class<?>[] checks;
+        private final String owner;
+        private final String[] names;
+
+        Offsets(long[] offsets, Class<?>[] checks, String owner, String[] names) {
+            this.offsets = offsets;
+            this.checks = checks;
+            this.owner = owner;
+            this.names = names;
+        }
+
+        @Override
+        void fields(ClassWriter cw) {
+            cw.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "u", "L" + U + ";", null, null)
+                    .visitEnd();
+            for (int i = 0; i < checks.length; i++) {
+                if (checks[i] != null) {
+                    cw.visitField(Opcodes.ACC_PRIVATE | Opcodes.ACC_STATIC | Opcodes.ACC_FINAL, "t" + i,
+                            "L" + CLASS + ";", null, null).visitEnd();
+                }
+            }
+        }
+
+        @Override
+        void clinit(MethodVisitor mv, String self) {
+            classData(mv, self, 0, "u", U);
+            int k = 1;
+            for (int i = 0; i < checks.length; i++) {
+                if (checks[i] != null) {
+                    classData(mv, self, k++, "t" + i, CLASS);
+                }
+            }
+        }
+
+        @Override
+        void get(MethodVisitor mv, String self, int i, char c) {
+            mv.visitFieldInsn(Opcodes.GETSTATIC, self, "u", "L" + U + ";");
+            mv.visitVarInsn(Opcodes.ALOAD, 1);
+            mv.visitLdcInsn(offsets[i]);
+            mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, U, "get" + kind(c), "(" + OBJ + "J)" + desc(c), false);
+        }
+
+        @Override
+        void beforePut(MethodVisitor mv, String self, int i) {
+            mv.visitFieldInsn(Opcodes.GETSTATIC, self, "u", "L" + U + ";");
+            mv.visitVarInsn(Opcodes.ALOAD, 1);
+            mv.visitLdcInsn(offsets[i]);
+        }
+
+        @Override
+        void put(MethodVisitor mv, String self, int i, char c) {
+            if (checks[i] != null) { // stack: u, obj, offset, value
+                mv.visitInsn(Opcodes.DUP);
+                mv.visitFieldInsn(Opcodes.GETSTATIC, self, "t" + i, "L" + CLASS + ";");
+                mv.visitVarInsn(Opcodes.ALOAD, 1);
+                mv.visitLdcInsn(owner);
+                mv.visitLdcInsn(names[i]);
+                mv.visitMethodInsn(Opcodes.INVOKESTATIC, Type.getInternalName(Slot.class), "checkAssignable",
+                        "(" + OBJ + "L" + CLASS + ";" + OBJ + "Ljava/lang/String;Ljava/lang/String;)V", false);
+            }
+            mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, U, "put" + kind(c), "(" + OBJ + "J" + desc(c) + ")V", false);
+        }
+
+        private static String kind(char c) {
+            switch (c) {
+                case 'B': return "Byte";
+                case 'C': return "Char";
+                case 'D': return "Double";
+                case 'F': return "Float";
+                case 'I': return "Int";
+                case 'J': return "Long";
+                case 'S': return "Short";
+                case 'Z': return "Boolean";
+                default: return "Reference";
+            }
         }
     }
 
@@ -122,7 +290,7 @@ final class CodecGenerator {
         return code == 'L' || code == '[' ? OBJ : String.valueOf(code);
     }
 
-    private static void writeMethod(ClassWriter cw, String self, char[] codes, int primBytes) {
+    private static void writeMethod(ClassWriter cw, String self, char[] codes, int primBytes, Access access) {
         MethodVisitor mv = cw.visitMethod(0, "write", "(" + OBJ + "L" + OUT + ";)V", null, null);
         mv.visitCode();
         // locals: 0 this, 1 obj, 2 out, 3 buf, 4 pos
@@ -151,9 +319,7 @@ final class CodecGenerator {
                 mv.visitVarInsn(Opcodes.ILOAD, 4);
                 mv.visitLdcInsn(off);
                 mv.visitInsn(Opcodes.IADD);
-                mv.visitFieldInsn(Opcodes.GETSTATIC, self, "g" + i, "L" + MH + ";");
-                mv.visitVarInsn(Opcodes.ALOAD, 1);
-                mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, MH, "invokeExact", "(" + OBJ + ")" + c, false);
+                access.get(mv, self, i, c);
                 if (single) {
                     mv.visitInsn(Opcodes.BASTORE);
                 } else {
@@ -172,9 +338,7 @@ final class CodecGenerator {
                 continue;
             }
             mv.visitVarInsn(Opcodes.ALOAD, 2);
-            mv.visitFieldInsn(Opcodes.GETSTATIC, self, "g" + i, "L" + MH + ";");
-            mv.visitVarInsn(Opcodes.ALOAD, 1);
-            mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, MH, "invokeExact", "(" + OBJ + ")" + OBJ, false);
+            access.get(mv, self, i, 'L');
             mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, OUT, "writeFieldObject", "(" + OBJ + ")V", false);
         }
         mv.visitInsn(Opcodes.RETURN);
@@ -183,7 +347,7 @@ final class CodecGenerator {
     }
 
     private static void readMethod(ClassWriter cw, String self, char[] codes, int primBytes, String name,
-                                   String prefix) {
+                                   String prefix, Access access) {
         MethodVisitor mv = cw.visitMethod(0, name, "(" + OBJ + "L" + IN + ";)V", null, null);
         mv.visitCode();
         if (primBytes > 0) {
@@ -201,8 +365,7 @@ final class CodecGenerator {
                 if (size == 0) {
                     continue;
                 }
-                mv.visitFieldInsn(Opcodes.GETSTATIC, self, "s" + i, "L" + MH + ";");
-                mv.visitVarInsn(Opcodes.ALOAD, 1);
+                access.beforePut(mv, self, i);
                 if (size == 1) {
                     mv.visitVarInsn(Opcodes.ALOAD, 3);
                     mv.visitVarInsn(Opcodes.ILOAD, 4);
@@ -224,7 +387,7 @@ final class CodecGenerator {
                     mv.visitInsn(Opcodes.IADD);
                     mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, VH, "get", "([BI)" + c, false);
                 }
-                mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, MH, "invokeExact", "(" + OBJ + c + ")V", false);
+                access.put(mv, self, i, c);
                 off += size;
             }
         }
@@ -232,11 +395,10 @@ final class CodecGenerator {
             if (Bytes.size(codes[i]) != 0) {
                 continue;
             }
-            mv.visitFieldInsn(Opcodes.GETSTATIC, self, "s" + i, "L" + MH + ";");
-            mv.visitVarInsn(Opcodes.ALOAD, 1);
+            access.beforePut(mv, self, i);
             mv.visitVarInsn(Opcodes.ALOAD, 2);
             mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, IN, "readFieldObject", "()" + OBJ, false);
-            mv.visitMethodInsn(Opcodes.INVOKEVIRTUAL, MH, "invokeExact", "(" + OBJ + OBJ + ")V", false);
+            access.put(mv, self, i, 'L');
         }
         mv.visitInsn(Opcodes.RETURN);
         mv.visitMaxs(0, 0);

@@ -47,6 +47,8 @@ final class Slot {
      * the JDK's default serialization does), or null when none is.
      */
     final boolean[] unshared;
+    /** The declared field behind each serializable field (null: none), as typedAccessors found them. */
+    private Field[] realFields;
 
     Slot(Class<?> cl, boolean generate) {
         this.cl = cl;
@@ -103,7 +105,10 @@ final class Slot {
         } else {
             if (generate && un == null) { // unshared fields (serialPersistentFields) take the generic path
                 try {
-                    c = CodecGenerator.generate(cl.getName(), codes, g, s);
+                    c = unsafeCodec();
+                    if (c == null) {
+                        c = CodecGenerator.generate(cl.getName(), codes, g, s);
+                    }
                 } catch (Throwable t) {
                     c = null; // the boxed generic path below still works
                     codecFailed = true;
@@ -161,6 +166,7 @@ final class Slot {
         }
         sun.misc.Unsafe u = JdkSupport.UNSAFE;
         Field[] real = new Field[n];
+        realFields = real;
         boolean any = false;
         for (int i = 0; i < n; i++) {
             real[i] = realField(names[i], types[i]);
@@ -231,6 +237,39 @@ final class Slot {
         MethodHandle h = MethodHandles.lookup().findVirtual(sun.misc.Unsafe.class, "get" + kind,
                 MethodType.methodType(rt, Object.class, long.class));
         return MethodHandles.insertArguments(h.bindTo(u), 1, off);
+    }
+
+    /**
+     * A codec on {@link FieldAccess}'s Unsafe, when it is there and every field of the slot is a real field; null
+     * otherwise (the caller then makes one on method handles).
+     */
+    private FieldCodec unsafeCodec() throws ReflectiveOperationException {
+        Field[] real = realFields;
+        if (FieldAccess.UNSAFE == null || real == null) {
+            return null;
+        }
+        int n = real.length;
+        long[] offsets = new long[n];
+        Class<?>[] checks = new Class<?>[n];
+        for (int i = 0; i < n; i++) {
+            if (real[i] == null) {
+                return null;
+            }
+            offsets[i] = FieldAccess.offset(real[i]);
+            Class<?> t = real[i].getType();
+            checks[i] = t.isPrimitive() || t == Object.class ? null : t;
+        }
+        return CodecGenerator.generateUnsafe(cl.getName(), codes, offsets, checks, cl.getName(), names);
+    }
+
+    /**
+     * Called by Unsafe codecs before they store a reference read from a stream: throws the JDK's ClassCastException
+     * when {@code val} is not of the field's type (an evolved field, or a hostile stream planting another type).
+     */
+    static void checkAssignable(Object val, Class<?> type, Object obj, String owner, String field) {
+        if (val != null && !type.isInstance(val)) {
+            CastFailed.fail(owner, field, type.getName(), null, obj, val);
+        }
     }
 
     /** Throws the ClassCastException the JDK's field reflector throws for a value of the wrong class. */

@@ -59,6 +59,11 @@ public enum Property {
                     + " whose last two messages carried the same primitive arrays of 16 KB or more makes them for"
                     + " the next one while its thread waits (a new array in cold memory cost 5.5-6.5 us per 100 KB,"
                     + " one made ahead 1.8 us to fill). 0 = make every array when it is read."),
+    SERIALIZER_UNSAFE("remora.serializer.unsafe", "true", values("true", "false"),
+            "Fast serializer's field access: true = java.base exports jdk.internal.misc to Remora and generated"
+                    + " serializers copy fields at their offsets with its Unsafe, as the JDK's own serialization does"
+                    + " (no method handle per field: each one a JVM had not compiled yet spun a class after 127"
+                    + " calls); false = method handles."),
     TYPECACHE("remora.typecache", "connection", values("connection", "call"),
             "Fast serializer's type cache: connection = a class is described once per connection, call = every call."),
     DISPATCH("remora.dispatch", "auto", values("auto", "pool", "inline"),
