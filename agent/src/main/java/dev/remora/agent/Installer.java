@@ -326,9 +326,14 @@ public final class Installer {
         if (!"true".equals(config.get(Property.SERIALIZER_UNSAFE))) {
             return;
         }
-        inst.redefineModule(Object.class.getModule(), Collections.emptySet(),
-                Map.of("jdk.internal.misc", Set.of(Installer.class.getModule())), Collections.emptyMap(),
-                Collections.emptySet(), Collections.emptyMap());
+        try {
+            inst.redefineModule(Object.class.getModule(), Collections.emptySet(),
+                    Map.of("jdk.internal.misc", Set.of(Installer.class.getModule())), Collections.emptyMap(),
+                    Collections.emptySet(), Collections.emptyMap());
+        } catch (RuntimeException e) {
+            // the serializer then copies fields through method handles: slower to warm up, the same results
+            Log.debug("jdk.internal.misc not exported to Remora (" + e + "): serializers use method handles");
+        }
     }
 
     /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */
