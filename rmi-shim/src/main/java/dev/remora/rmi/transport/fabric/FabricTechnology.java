@@ -64,6 +64,8 @@ public final class FabricTechnology implements Technology {
     private final Technology fallback;
     private final FabricOptions fabricOptions;
     private volatile Boolean available;
+    /** Hosts whose connections were told why they get no libfabric offer (at remora.log=debug). */
+    private final java.util.Set<String> toldAbout = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Tests: judge every peer to be on another host (two hosts simulated over loopback). */
     private boolean hostsApart;
 
@@ -225,9 +227,11 @@ public final class FabricTechnology implements Technology {
         if (rdmaDevices(INFINIBAND)) {
             return true;
         }
-        settings.listener.debug("socket transport to " + socket.getInetAddress().getHostAddress() + ": another host,"
-                + " and no RDMA device here (" + INFINIBAND + "), so no libfabric provider would beat the socket"
-                + " transport (docs/transports.md)");
+        String host = socket.getInetAddress().getHostAddress();
+        if (toldAbout.add(host)) { // once per host, not per connection
+            settings.listener.debug("socket transport to " + host + ": another host, and no RDMA device here ("
+                    + INFINIBAND + "), so no libfabric provider would beat the socket transport (docs/transports.md)");
+        }
         return false;
     }
 
