@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>What the machine shows: the runnable threads of the whole system ({@code /proc/loadavg}'s fourth field, read at
  * most every {@value #PERIOD_MILLIS} ms by whichever waiter comes first), less the reading thread itself and this
- * JVM's other spinning waiters, against the machine's online CPUs ({@code /proc/stat}; not this process's affinity,
+ * JVM's other spinning waiters and those of this user's other Remora JVMs ({@link HostSpinners}), against the
+ * machine's online CPUs ({@code /proc/stat}; not this process's affinity,
  * so a client and server pinned to one CPU still spin for each other). When those others fill every CPU, waits
  * block. Without {@code /proc} (not Linux) the machine never counts as busy.
  */
@@ -46,7 +47,7 @@ public final class CpuWatch {
                     readable = false;
                     busy = false;
                 } else {
-                    busy = busy(runnable, SPINNERS.get(), CPUS);
+                    busy = busy(runnable, SPINNERS.get() + Host.SPINNERS.others(), CPUS);
                 }
                 nextSample = now + PERIOD_NANOS;
             } finally {
@@ -59,11 +60,18 @@ public final class CpuWatch {
     /** A waiter of this JVM starts spinning (it is runnable, and not the application's). */
     public static void spinning() {
         SPINNERS.incrementAndGet();
+        Host.SPINNERS.add(1);
     }
 
     /** ... and stops. */
     public static void spun() {
         SPINNERS.decrementAndGet();
+        Host.SPINNERS.add(-1);
+    }
+
+    /** The other Remora JVMs' spinning waiters on this host: opened with the first spinning wait. */
+    private static final class Host {
+        static final HostSpinners SPINNERS = HostSpinners.SHARED;
     }
 
     /**

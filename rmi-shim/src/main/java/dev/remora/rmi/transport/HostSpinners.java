@@ -1,0 +1,154 @@
+package dev.remora.rmi.transport;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * How many of Remora's waiters are spinning right now in the other JVMs of this user on this host, so that
+ * {@link CpuWatch} does not take them for application threads that want a CPU: two Remora JVMs sharing a CPU (a
+ * client and its server, a callback's caller and its reader) otherwise each saw the other's waiters as a busy
+ * machine, stopped spinning and napped (same-CPU fabric pingpong: 51-53 µs a call instead of about 20).
+ *
+ * <p>A small file in {@code /dev/shm}, {@code remora-spinners-<uid>}, mapped by every Remora JVM of the user: a slot
+ * per JVM, {@code [pid, count]} as two native-order ints. A JVM claims a free slot (pid 0) or one whose process is
+ * gone, and adds to its own count; readers sum the other slots. A JVM that dies while counted leaves its count
+ * behind until a reader finds its process gone (checked at most once a second), so a crash can make waits spin a
+ * little more, never wrong. The file is used only if it is a regular file owned by this user and nobody else may
+ * read or write it; otherwise, or without {@code /dev/shm}, each JVM counts only its own waiters, as before.
+ */
+final class HostSpinners {
+    static final int SLOTS = 128;
+    private static final int BYTES = SLOTS * 8;
+    /** A count above this is not a real count (a torn or foreign file): ignored. */
+    private static final int MAX_COUNT = 4096;
+    private static final long LIVENESS_NANOS = 1_000_000_000L;
+    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+
+    /** This JVM's, in /dev/shm; counts nothing when the file cannot be used. */
+    static final HostSpinners SHARED = open(Path.of("/dev/shm"), ProcessHandle.current().pid());
+
+    private final MappedByteBuffer map; // null: no shared file
+    private final int slot; // byte offset of this JVM's slot
+    private final int pid;
+    private final int[] gone = new int[SLOTS]; // per slot, the pid found gone there (this reader's view), or 0
+    private long nextLivenessCheck = System.nanoTime();
+
+    private HostSpinners(MappedByteBuffer map, int slot, int pid) {
+        this.map = map;
+        this.slot = slot;
+        this.pid = pid;
+    }
+
+    /** The process this JVM's slot is claimed for. */
+    int pid() {
+        return pid;
+    }
+
+    /** The shared file in {@code dir}, with a slot claimed for process {@code pid}; one that counts nothing if not. */
+    static HostSpinners open(Path dir, long pid) {
+        try {
+            int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            Path file = dir.resolve("remora-spinners-" + uid);
+            try {
+                Files.createFile(file, PosixFilePermissions.asFileAttribute(
+                        EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE)));
+            } catch (FileAlreadyExistsException e) {
+                // made by another JVM (or another user: checked below)
+            }
+            if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
+                    || (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS) != uid) {
+                return none((int) pid);
+            }
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
+            for (PosixFilePermission p : perms) {
+                if (p != PosixFilePermission.OWNER_READ && p != PosixFilePermission.OWNER_WRITE) {
+                    return none((int) pid); // others could forge counts: not used
+                }
+            }
+            MappedByteBuffer m;
+            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    LinkOption.NOFOLLOW_LINKS)) {
+                m = ch.map(FileChannel.MapMode.READ_WRITE, 0, BYTES); // grows the file to BYTES (zeros) if shorter
+            }
+            int self = (int) pid;
+            for (int i = 0; i < SLOTS; i++) {
+                int off = i * 8;
+                int p = (int) INT.getVolatile(m, off);
+                if ((p == 0 || p == self || !alive(p)) && INT.compareAndSet(m, off, p, self)) {
+                    INT.setVolatile(m, off + 4, 0);
+                    return new HostSpinners(m, off, self);
+                }
+            }
+            return none(self); // every slot taken by a live JVM
+        } catch (IOException | RuntimeException | Error e) {
+            return none((int) pid);
+        }
+    }
+
+    private static HostSpinners none(int pid) {
+        return new HostSpinners(null, -1, pid);
+    }
+
+    /** Whether the file is in use (false: only this JVM's own waiters are known). */
+    boolean shared() {
+        return map != null;
+    }
+
+    /** This JVM's spinning waiters change by {@code delta}. */
+    void add(int delta) {
+        if (map != null) {
+            INT.getAndAdd(map, slot + 4, delta);
+        }
+    }
+
+    /** The spinning waiters of the other JVMs; called by one thread at a time ({@link CpuWatch}'s sampler). */
+    int others() {
+        if (map == null) {
+            return 0;
+        }
+        long now = System.nanoTime();
+        boolean check = now - nextLivenessCheck >= 0;
+        if (check) {
+            nextLivenessCheck = now + LIVENESS_NANOS;
+        }
+        int sum = 0;
+        for (int i = 0; i < SLOTS; i++) {
+            int off = i * 8;
+            if (off == slot) {
+                continue;
+            }
+            int p = (int) INT.getVolatile(map, off);
+            if (p == 0) {
+                continue;
+            }
+            int c = (int) INT.getVolatile(map, off + 4);
+            if (c <= 0 || c > MAX_COUNT) {
+                continue;
+            }
+            if (check) {
+                gone[i] = alive(p) ? 0 : p;
+            }
+            if (gone[i] != p) {
+                sum += c;
+            }
+        }
+        return sum;
+    }
+
+    private static boolean alive(int pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.remora.rmi.transport;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The other Remora JVMs' spinning waiters, counted through a shared file of slots (one JVM per slot here). */
+class HostSpinnersTest {
+    @TempDir
+    Path dir;
+
+    private static Process sleeper() throws Exception {
+        return new ProcessBuilder("sleep", "60").start();
+    }
+
+    @Test
+    void eachJvmSeesTheOthersCountsButNotItsOwn() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        Process other = sleeper();
+        try {
+            HostSpinners a = HostSpinners.open(dir, ProcessHandle.current().pid());
+            HostSpinners b = HostSpinners.open(dir, other.pid());
+            assertTrue(a.shared() && b.shared());
+            a.add(2);
+            b.add(1);
+            assertEquals(1, a.others());
+            assertEquals(2, b.others());
+            a.add(-2);
+            assertEquals(0, b.others());
+        } finally {
+            other.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void aDeadJvmsCountIsIgnoredAndItsSlotReused() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        HostSpinners a = HostSpinners.open(dir, ProcessHandle.current().pid());
+        Process dead = sleeper();
+        HostSpinners d = HostSpinners.open(dir, dead.pid());
+        d.add(5);
+        assertEquals(5, a.others());
+        dead.destroyForcibly().waitFor(); // it dies while counted
+        Thread.sleep(1100); // readers look for gone processes once a second
+        assertEquals(0, a.others(), "a dead process's count is no waiter");
+        // the other slots, the dead one's included, go to new JVMs; then none is left
+        Process[] live = new Process[HostSpinners.SLOTS - 1];
+        try {
+            for (int i = 0; i < live.length; i++) {
+                live[i] = sleeper();
+                assertTrue(HostSpinners.open(dir, live[i].pid()).shared(), "slot for JVM " + i);
+            }
+            Process more = sleeper();
+            try {
+                assertFalse(HostSpinners.open(dir, more.pid()).shared(), "no slot left: that JVM counts alone");
+            } finally {
+                more.destroyForcibly().waitFor();
+            }
+        } finally {
+            for (Process p : live) {
+                if (p != null) {
+                    p.destroyForcibly().waitFor();
+                }
+            }
+        }
+    }
+
+    @Test
+    void aFileOthersMayWriteIsNotUsed() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        int uid = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+        Path f = dir.resolve("remora-spinners-" + uid);
+        Files.createFile(f);
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-rw-rw-"));
+        assertFalse(HostSpinners.open(dir, ProcessHandle.current().pid()).shared());
+        HostSpinners none = HostSpinners.open(dir.resolve("missing-dir"), ProcessHandle.current().pid());
+        assertFalse(none.shared());
+        none.add(1); // harmless
+        assertEquals(0, none.others());
+    }
+}
