@@ -220,18 +220,26 @@ public final class FabricLink implements Link {
         int n;
         boolean spin = !CpuWatch.othersBusy(); // spinning pays only while a CPU would otherwise idle
         endpoint.spin(spin);
-        if (spin) {
-            // counted as this JVM's own waiter, not as an application thread wanting a CPU: uncounted, the waiters
-            // of a same-CPU pingpong (caller, callback reader, the peer's) looked like a busy machine to each other,
-            // stopped spinning and napped, 115-180 us per nested call instead of 20
-            CpuWatch.spinning();
-        }
+        boolean counted = false; // counted in CpuWatch as a spinning waiter of this JVM
         try {
             long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             if (bells && !sleepAsked && (timeout < 0 || timeout > sleepNanos)) {
                 long start = System.nanoTime();
+                if (spin) {
+                    // a waiter of this JVM, not an application thread wanting a CPU: uncounted, the waiters of a
+                    // same-CPU pingpong (caller, callback reader, the peer's) looked like a busy machine to each
+                    // other, stopped spinning and napped, 115-180 us per nested call instead of 20. Counted only
+                    // while it spins or naps: not in the deep sleep below (an idle link's reader is no runnable
+                    // thread), nor in a wait on the provider's fd (no bells)
+                    CpuWatch.spinning();
+                    counted = true;
+                }
                 n = endpoint.receive(sleepNanos);
                 if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
+                    if (counted) {
+                        counted = false;
+                        CpuWatch.spun();
+                    }
                     sleepAsked = true;
                     signal(SLEEP);
                     n = endpoint.receive(timeout < 0 ? -1 : Math.max(0, timeout - (System.nanoTime() - start)));
@@ -245,7 +253,7 @@ public final class FabricLink implements Link {
             close();
             throw e;
         } finally {
-            if (spin) {
+            if (counted) {
                 CpuWatch.spun();
             }
         }
