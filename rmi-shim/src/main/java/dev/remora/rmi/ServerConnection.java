@@ -32,7 +32,7 @@ import java.util.concurrent.locks.LockSupport;
  * lane (the first it meets, or the next new one once its own has been idle for 10 ms) on the reading thread, every
  * other lane on a pool thread; when a call on the reading thread outlasts the hand-off time, {@link DispatchWatchdog} binds its lane
  * to that thread and gives reading to a pool thread; the old reader stops reading once it has answered and serves its
- * lane until it is idle (the connection's own thread then waits for the end) When that lane's client thread is then the only one
+ * lane until it is idle (the connection's own thread then waits for the end). When that lane's client thread is then the only one
  * calling, its thread takes reading back with its next call ({@link Lane#offerReading}).
  *
  * <p>A future call ({@link Frame#LANE_ANY}) belongs to no lane: it goes to a pool thread at once (on the reading thread

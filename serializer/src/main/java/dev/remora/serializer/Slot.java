@@ -47,8 +47,6 @@ final class Slot {
      * the JDK's default serialization does), or null when none is.
      */
     final boolean[] unshared;
-    /** The declared field behind each serializable field (null: none), as typedAccessors found them. */
-    private Field[] realFields;
 
     Slot(Class<?> cl, boolean generate) {
         this.cl = cl;
@@ -81,10 +79,11 @@ final class Slot {
 
         MethodHandle[] g = new MethodHandle[n];
         MethodHandle[] s = new MethodHandle[n];
+        Field[] real = new Field[n];
         int acc = ACCESS_NONE;
         String problem = null;
         try {
-            acc = typedAccessors(g, s);
+            acc = typedAccessors(g, s, real);
         } catch (Throwable t) {
             problem = t.toString();
         }
@@ -105,7 +104,7 @@ final class Slot {
         } else {
             if (generate && un == null) { // unshared fields (serialPersistentFields) take the generic path
                 try {
-                    c = unsafeCodec();
+                    c = unsafeCodec(real);
                     if (c == null) {
                         c = CodecGenerator.generate(cl.getName(), codes, g, s);
                     }
@@ -152,8 +151,11 @@ final class Slot {
         return codes.length > 0;
     }
 
-    /** Fills typed accessors, returns how they were obtained. */
-    private int typedAccessors(MethodHandle[] g, MethodHandle[] s) throws ReflectiveOperationException {
+    /**
+     * Fills typed accessors and, in {@code real}, the declared field behind each serializable field (null: none);
+     * returns how the accessors were obtained.
+     */
+    private int typedAccessors(MethodHandle[] g, MethodHandle[] s, Field[] real) throws ReflectiveOperationException {
         int n = codes.length;
         if (n == 0) {
             return ACCESS_LOOKUP;
@@ -165,8 +167,6 @@ final class Slot {
             lk = null;
         }
         sun.misc.Unsafe u = JdkSupport.UNSAFE;
-        Field[] real = new Field[n];
-        realFields = real;
         boolean any = false;
         for (int i = 0; i < n; i++) {
             real[i] = realField(names[i], types[i]);
@@ -243,9 +243,8 @@ final class Slot {
      * A codec on {@link FieldAccess}'s Unsafe, when it is there and every field of the slot is a real field; null
      * otherwise (the caller then makes one on method handles).
      */
-    private FieldCodec unsafeCodec() throws ReflectiveOperationException {
-        Field[] real = realFields;
-        if (FieldAccess.UNSAFE == null || real == null) {
+    private FieldCodec unsafeCodec(Field[] real) throws ReflectiveOperationException {
+        if (FieldAccess.UNSAFE == null) {
             return null;
         }
         int n = real.length;

@@ -47,7 +47,7 @@ public final class CpuWatch {
                     readable = false;
                     busy = false;
                 } else {
-                    busy = busy(runnable, SPINNERS.get() + Host.SPINNERS.others(), CPUS);
+                    busy = busy(runnable, SPINNERS.get() + HostSpinners.SHARED.others(), CPUS);
                 }
                 nextSample = now + PERIOD_NANOS;
             } finally {
@@ -60,18 +60,13 @@ public final class CpuWatch {
     /** A waiter of this JVM starts spinning (it is runnable, and not the application's). */
     public static void spinning() {
         SPINNERS.incrementAndGet();
-        Host.SPINNERS.add(1);
+        HostSpinners.SHARED.add(1);
     }
 
     /** ... and stops. */
     public static void spun() {
         SPINNERS.decrementAndGet();
-        Host.SPINNERS.add(-1);
-    }
-
-    /** The other Remora JVMs' spinning waiters on this host: opened with the first spinning wait. */
-    private static final class Host {
-        static final HostSpinners SPINNERS = HostSpinners.SHARED;
+        HostSpinners.SHARED.add(-1);
     }
 
     /**

@@ -37,24 +37,19 @@ final class HostSpinners {
     private static final long LIVENESS_NANOS = 1_000_000_000L;
     private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
 
+    /** Counts nothing: no shared file. */
+    private static final HostSpinners NONE = new HostSpinners(null, -1);
     /** This JVM's, in /dev/shm; counts nothing when the file cannot be used. */
     static final HostSpinners SHARED = open(Path.of("/dev/shm"), ProcessHandle.current().pid());
 
     private final MappedByteBuffer map; // null: no shared file
     private final int slot; // byte offset of this JVM's slot
-    private final int pid;
     private final int[] gone = new int[SLOTS]; // per slot, the pid found gone there (this reader's view), or 0
     private long nextLivenessCheck = System.nanoTime();
 
-    private HostSpinners(MappedByteBuffer map, int slot, int pid) {
+    private HostSpinners(MappedByteBuffer map, int slot) {
         this.map = map;
         this.slot = slot;
-        this.pid = pid;
-    }
-
-    /** The process this JVM's slot is claimed for. */
-    int pid() {
-        return pid;
     }
 
     /** The shared file in {@code dir}, with a slot claimed for process {@code pid}; one that counts nothing if not. */
@@ -70,12 +65,12 @@ final class HostSpinners {
             }
             if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)
                     || (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS) != uid) {
-                return none((int) pid);
+                return NONE;
             }
             Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
             for (PosixFilePermission p : perms) {
                 if (p != PosixFilePermission.OWNER_READ && p != PosixFilePermission.OWNER_WRITE) {
-                    return none((int) pid); // others could forge counts: not used
+                    return NONE; // others could forge counts: not used
                 }
             }
             MappedByteBuffer m;
@@ -89,17 +84,13 @@ final class HostSpinners {
                 int p = (int) INT.getVolatile(m, off);
                 if ((p == 0 || p == self || !alive(p)) && INT.compareAndSet(m, off, p, self)) {
                     INT.setVolatile(m, off + 4, 0);
-                    return new HostSpinners(m, off, self);
+                    return new HostSpinners(m, off);
                 }
             }
-            return none(self); // every slot taken by a live JVM
+            return NONE; // every slot taken by a live JVM
         } catch (IOException | RuntimeException | Error e) {
-            return none((int) pid);
+            return NONE;
         }
-    }
-
-    private static HostSpinners none(int pid) {
-        return new HostSpinners(null, -1, pid);
     }
 
     /** Whether the file is in use (false: only this JVM's own waiters are known). */
