@@ -228,6 +228,15 @@ fi
 mkdir -p "$OUT/app-classes/dev/remora/bench"
 cp -r "$CLASSES/dev/remora/bench/rmi" "$OUT/app-classes/dev/remora/bench/" \
     || die "cannot copy the benchmark classes from $CLASSES"
+# Remora.async (kernel api_wait1ms): the optional API jar's classes, as an application ships them
+API_JAR=$(ls "$ROOT"/agent/target/remora-agent-*-api.jar 2>/dev/null | head -1)
+[[ -n "$API_JAR" ]] || die "no agent/target/remora-agent-*-api.jar (build the agent: mvn -pl agent -am package)"
+JAR_TOOL="$(dirname "$(readlink -f "$JAVA")")/jar"
+if [[ -x "$JAR_TOOL" ]]; then
+    (cd "$OUT/app-classes" && "$JAR_TOOL" xf "$API_JAR" dev) || die "cannot unpack $API_JAR"
+else
+    unzip -q -o "$API_JAR" 'dev/*' -d "$OUT/app-classes" || die "cannot unpack $API_JAR (no jar tool next to $JAVA, no unzip)"
+fi
 if [[ $APPS == 1 ]]; then
     cp -r "$CLASSES/dev/remora/bench/apps" "$OUT/app-classes/dev/remora/bench/" \
         || die "cannot copy the apps' classes from $CLASSES/dev/remora/bench/apps (build bench)"

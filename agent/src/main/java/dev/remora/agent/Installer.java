@@ -212,6 +212,11 @@ public final class Installer {
                     }
 
                     @Override
+                    public void asyncTask(boolean captured) {
+                        (captured ? stats.asyncTasks : stats.asyncTasksSync).increment();
+                    }
+
+                    @Override
                     public void onewayBatch(int calls) {
                         stats.onewayBatches.increment();
                     }

@@ -70,6 +70,11 @@ final class LazyRouter implements CallRouter {
     }
 
     @Override
+    public java.util.concurrent.CompletableFuture<Object> async(java.util.concurrent.Callable<?> task) {
+        return router().async(task);
+    }
+
+    @Override
     public void exported(Object unicastServerRef, Object impl, Object stub) {
         router().exported(unicastServerRef, impl, stub);
     }

@@ -29,6 +29,7 @@ public final class RemoraBridge {
     private static volatile MethodHandle streamWrite;   // (Object,Object)void
     private static volatile MethodHandle streamRead;    // (Object)void
     private static volatile MethodHandle failed;        // (Throwable)void
+    private static volatile MethodHandle async;         // (Callable)CompletableFuture
     private static volatile MethodHandle fastWriter;    // (ObjectOutputStream,Object)ObjectOutputStream
     private static volatile MethodHandle fastReader;    // (ObjectInputStream,Object)Object
     private static volatile MethodHandle fastDescriptor; // (ObjectInputStream)ObjectStreamClass
@@ -63,9 +64,10 @@ public final class RemoraBridge {
         streamWrite = handles[4];
         streamRead = handles[5];
         failed = handles[6];
-        fastWriter = handles.length > 7 ? handles[7] : null;
-        fastReader = handles.length > 8 ? handles[8] : null;
-        fastDescriptor = handles.length > 9 ? handles[9] : null;
+        async = handles[7];
+        fastWriter = handles.length > 8 ? handles[8] : null;
+        fastReader = handles.length > 9 ? handles[9] : null;
+        fastDescriptor = handles.length > 10 ? handles[10] : null;
         faulty = injectFaults;
     }
 
@@ -75,6 +77,7 @@ public final class RemoraBridge {
         exported = null;
         dispatch = null;
         accept = null;
+        async = null;
         streamWrite = null;
         streamRead = null;
         fastWriter = null;
@@ -129,6 +132,18 @@ public final class RemoraBridge {
         fault();
         MethodHandle h = accept;
         return h == null ? socket : (Socket) h.invokeExact(connectionHandler, socket);
+    }
+
+    /**
+     * {@code dev.remora.api.Remora.async} (the API jar, in the application's class loader, finds this method by name
+     * through the public lookup: {@code java.io} is exported, and the types are java.base's). Not called from advice.
+     *
+     * @return the task's future, or null when the agent does not take it (the API then runs the task itself)
+     */
+    public static java.util.concurrent.CompletableFuture<?> async(java.util.concurrent.Callable<?> task)
+            throws Throwable {
+        MethodHandle h = async;
+        return h == null ? null : (java.util.concurrent.CompletableFuture<?>) h.invokeExact(task);
     }
 
     /** On entry to {@code ObjectOutputStream.writeObject/writeUnshared}. */

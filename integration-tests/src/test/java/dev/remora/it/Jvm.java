@@ -83,8 +83,11 @@ public final class Jvm implements AutoCloseable {
         cmd.add("-Xshare:auto");
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
-        // Only the application's classes: the child must not see Remora or Byte Buddy except through -javaagent.
-        cmd.add(System.getProperty("it.appClasses", "target/test-classes"));
+        // Only the application's classes and Remora's API jar, as an application ships it: the child must not see
+        // Remora's agent or Byte Buddy except through -javaagent.
+        String api = System.getProperty("it.apiJar");
+        cmd.add(System.getProperty("it.appClasses", "target/test-classes")
+                + (api == null ? "" : java.io.File.pathSeparator + api));
         cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
         Path dir = Files.createTempDirectory("remora-it");

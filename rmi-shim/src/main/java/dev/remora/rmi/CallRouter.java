@@ -32,6 +32,17 @@ public interface CallRouter {
      */
     Socket accept(Object connectionHandler, Socket socket) throws IOException;
 
+    /**
+     * {@code Remora.async(task)} (the API jar): runs {@code task} on this thread; its first remote call that Remora
+     * carries is sent without waiting for its reply, and the future completes with that call's outcome; a task that
+     * makes no such call ran synchronously and its future is complete. Never throws once the task has run.
+     *
+     * @return the task's future, or null when this router does not take tasks (the caller then runs it itself)
+     */
+    default java.util.concurrent.CompletableFuture<Object> async(java.util.concurrent.Callable<?> task) {
+        return null;
+    }
+
     /** Leaves everything to JRMP. */
     CallRouter JRMP = new CallRouter() {
         @Override

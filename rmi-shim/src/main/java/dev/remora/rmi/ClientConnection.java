@@ -55,7 +55,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     private PendingCall deliverTo; // guarded by readLock
     private volatile IOException dead;
     private volatile long lastUse = System.nanoTime();
-    // asynchronous calls (remora.async, remora.future on the server)
+    // asynchronous calls (remora.async, remora.future on the server; Remora.async on this side)
+    /** Calls of Remora.async tasks whose reply has not been read ({@link ExplicitAsync}). */
+    final ExplicitAsync.Queue apiCalls = new ExplicitAsync.Queue();
     /** The asynchronous methods of each object whose server said so on this connection (Frame.FLAG_DECLARES). */
     private final java.util.concurrent.ConcurrentHashMap<java.rmi.server.ObjID, AsyncMethods> learned =
             new java.util.concurrent.ConcurrentHashMap<>();

@@ -51,6 +51,7 @@ public final class RemoraRouter implements CallRouter {
     private final Dispatcher dispatcher;
     private final LocalCall localCalls;
     private final ThreadLocal<PendingCall> calls = ThreadLocal.withInitial(PendingCall::new);
+    private final ExplicitAsync api;
     private volatile Executor pool;
 
     /** RMI's own objects (registry, activator, DGC) stay on JRMP. Lazy: ObjID's static init must not run at premain. */
@@ -69,6 +70,7 @@ public final class RemoraRouter implements CallRouter {
         this.options = options;
         this.dispatcher = new Dispatcher(options);
         this.localCalls = new LocalCall(options, dispatcher);
+        this.api = new ExplicitAsync(this, options);
         Technology socket = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
         if (options.transport == RouterOptions.Transport.SOCKET) {
             this.technologies = new Technology[] {socket};
@@ -143,6 +145,10 @@ public final class RemoraRouter implements CallRouter {
             return null; // a call from inside a writeObject/readObject of this connection's message goes by JRMP
         }
         Object[] a = args == null ? NO_ARGS : args;
+        ExplicitAsync.Capture task = api.armed();
+        if (task != null) { // the first call of a Remora.async task: the task's own choice comes first
+            return api.capture(task, c, id, hash, Marshal.info(method), a, method);
+        }
         AsyncMethods async = c.asyncOf(id);
         if (async != null) {
             if (async.isOneway(hash)) {
@@ -191,8 +197,13 @@ public final class RemoraRouter implements CallRouter {
         }
     }
 
+    @Override
+    public java.util.concurrent.CompletableFuture<Object> async(java.util.concurrent.Callable<?> task) {
+        return api.run(task);
+    }
+
     /** Marks a call written and sent by {@link #send}. */
-    private static final Object[] SENT = new Object[0];
+    static final Object[] SENT = new Object[0];
     /** The outcome of a one-way call once sent: no result, nothing thrown. */
     private static final Object[] ONEWAY_SENT = new Object[2];
 
@@ -248,7 +259,7 @@ public final class RemoraRouter implements CallRouter {
     }
 
     /** An UnmarshalException for a call that met a broken connection: with the lost one-way calls, if any. */
-    private static UnmarshalException broken(ClientConnection c, java.io.IOException e) {
+    static UnmarshalException broken(ClientConnection c, java.io.IOException e) {
         java.io.IOException u = c.takeUnconfirmed();
         return new UnmarshalException("Error unmarshaling return header", u != null ? u : e);
     }
@@ -258,7 +269,7 @@ public final class RemoraRouter implements CallRouter {
      * reserved, given back unless sent). Returns {@link #SENT}, the outcome of a call that failed before it ran, or
      * null to leave it to JRMP.
      */
-    private Object[] send(ClientConnection c, PendingCall pc, byte kind, int lane, ObjID id, long hash,
+    Object[] send(ClientConnection c, PendingCall pc, byte kind, int lane, ObjID id, long hash,
             Marshal.MethodInfo mi, Object[] args) {
         FrameBuffer out = pc.out;
         Marshaller writer = c.marshalling.writer;
@@ -336,7 +347,10 @@ public final class RemoraRouter implements CallRouter {
             if (e instanceof SocketTimeoutException && !pc.future) {
                 c.abandonLane();
             }
-            return new Object[] {null, broken(c, e)};
+            // a future's reply may be awaited by Remora's own thread (Remora.async) or never: lost one-way calls are
+            // left for the caller's next call to report
+            return new Object[] {null, pc.future ? new UnmarshalException("Error unmarshaling return header", e)
+                    : broken(c, e)};
         } finally {
             c.unregister(pc);
         }

@@ -45,6 +45,13 @@ public interface RouterListener {
     default void asyncCall(boolean future) {
     }
 
+    /**
+     * A {@code Remora.async} task ended: its call was sent without waiting ({@code captured}), or it made no call
+     * Remora carries and ran synchronously.
+     */
+    default void asyncTask(boolean captured) {
+    }
+
     /** {@code calls} held-back calls (one-way, and future with remora.future.batch) left in one write. */
     default void onewayBatch(int calls) {
     }

@@ -47,11 +47,13 @@ public final class Hooks {
             l.findStatic(Hooks.class, "streamWrite", MethodType.methodType(void.class, Object.class, Object.class)),
             l.findStatic(Hooks.class, "streamRead", MethodType.methodType(void.class, Object.class)),
             l.findStatic(Hooks.class, "adviceFailed", MethodType.methodType(void.class, Throwable.class)),
+            l.findStatic(Hooks.class, "async", MethodType.methodType(java.util.concurrent.CompletableFuture.class,
+                    java.util.concurrent.Callable.class)),
         };
         if (!oosFast) {
             return rmi;
         }
-        return new MethodHandle[] {rmi[0], rmi[1], rmi[2], rmi[3], rmi[4], rmi[5], rmi[6],
+        return new MethodHandle[] {rmi[0], rmi[1], rmi[2], rmi[3], rmi[4], rmi[5], rmi[6], rmi[7],
             l.findStatic(OosFast.class, "openWriter", MethodType.methodType(Object.class,
                     java.io.ObjectOutputStream.class, Object.class)),
             l.findStatic(OosFast.class, "openReader", MethodType.methodType(Object.class,
@@ -95,6 +97,29 @@ public final class Hooks {
         }
         (outcome == null ? stats.callsJrmp : stats.callsRemora).increment();
         return outcome;
+    }
+
+    /**
+     * {@code Remora.async(task)}: null (the API runs the task itself) when Remora stays out of this JVM's RMI; else the
+     * router runs it, and no exception leaves once the task has run (it must not run twice).
+     */
+    static java.util.concurrent.CompletableFuture<?> async(java.util.concurrent.Callable<?> task) {
+        if (underSecurityManager()) {
+            return null;
+        }
+        boolean[] started = {false};
+        try {
+            return router.async(() -> {
+                started[0] = true;
+                return task.call();
+            });
+        } catch (Throwable t) {
+            String reason = "Remora could not take a Remora.async task: " + t;
+            Log.once("async:" + t.getClass().getName(), reason, t);
+            stats.fallback(reason);
+            // before the task ran, the API runs it; after, it must not run again
+            return started[0] ? java.util.concurrent.CompletableFuture.failedFuture(t) : null;
+        }
     }
 
     static void exported(Object serverRef, Object impl, Object stub) {

@@ -53,6 +53,9 @@ public final class Stats {
     public final LongAdder onewayExceptions = new LongAdder();
     /** One-way calls this client sent on a connection that broke before the server confirmed them. */
     public final LongAdder onewayUnconfirmed = new LongAdder();
+    /** Remora.async tasks whose call was sent without waiting, and those that ran synchronously (no Remora call). */
+    public final LongAdder asyncTasks = new LongAdder();
+    public final LongAdder asyncTasksSync = new LongAdder();
     /** Declared asynchronous methods refused at export (they stay synchronous), once per export. */
     public final LongAdder asyncRefused = new LongAdder();
 
@@ -102,6 +105,8 @@ public final class Stats {
         m.put("oneway_exceptions", onewayExceptions.sum());
         m.put("oneway_unconfirmed", onewayUnconfirmed.sum());
         m.put("async_refused", asyncRefused.sum());
+        m.put("async_api_tasks", asyncTasks.sum());
+        m.put("async_api_sync", asyncTasksSync.sum());
         m.put("advice_errors", adviceErrors.sum());
         return m;
     }

@@ -370,7 +370,8 @@ public final class BenchClient {
         List<Invoker> all = new ArrayList<>();
         ExecutorService starPool = null;
         for (Kernel k : kernels) {
-            if (k == Kernel.RAW_TCP || k == Kernel.FUTURE_WAIT1MS || k == Kernel.SYNC_WAIT1MS) {
+            if (k == Kernel.RAW_TCP || k == Kernel.FUTURE_WAIT1MS || k == Kernel.SYNC_WAIT1MS
+                    || k == Kernel.API_WAIT1MS) {
                 continue; // (1000 calls of 1 ms would make each pass last seconds: they warm up on their own)
             }
             for (ObjectSpec spec : casesOf(k, objects)) {
@@ -527,6 +528,11 @@ public final class BenchClient {
                     }
                     sink = sumOf(rs);
                 };
+            case API_WAIT1MS:
+                return () -> {
+                    Echoed[] rs = new Echoed[WAIT_CALLS];
+                    sink = sumOf(apiWait1ms(rs));
+                };
             case THROW:
                 return () -> {
                     try {
@@ -553,6 +559,20 @@ public final class BenchClient {
     static final int WAIT_CALLS = 1000;
 
     /** The sum of the results of the 1 ms kernels' calls, checked: every result used, each the right one. */
+
+    /** Kernel api_wait1ms: {@code rs.length} calls of wait1msSync, each made with Remora.async, then all used. */
+    private Echoed[] apiWait1ms(Echoed[] rs) throws Exception {
+        @SuppressWarnings("unchecked")
+        java.util.concurrent.CompletableFuture<Echoed>[] fs = new java.util.concurrent.CompletableFuture[rs.length];
+        for (int i = 0; i < rs.length; i++) {
+            int n = i;
+            fs[i] = dev.remora.api.Remora.async(() -> svc.wait1msSync(n));
+        }
+        for (int i = 0; i < rs.length; i++) {
+            rs[i] = fs[i].get();
+        }
+        return rs;
+    }
     private static long sumOf(Echoed[] rs) {
         long sum = 0;
         for (Echoed r : rs) {
@@ -829,10 +849,15 @@ public final class BenchClient {
                     break;
                 }
                 case FUTURE_WAIT1MS:
-                case SYNC_WAIT1MS: {
+                case SYNC_WAIT1MS:
+                case API_WAIT1MS: {
                     Echoed[] rs = new Echoed[10];
-                    for (int j = 0; j < rs.length; j++) {
-                        rs[j] = k == Kernel.FUTURE_WAIT1MS ? svc.wait1ms(j) : svc.wait1msSync(j);
+                    if (k == Kernel.API_WAIT1MS) {
+                        apiWait1ms(rs);
+                    } else {
+                        for (int j = 0; j < rs.length; j++) {
+                            rs[j] = k == Kernel.FUTURE_WAIT1MS ? svc.wait1ms(j) : svc.wait1msSync(j);
+                        }
                     }
                     h = Digest.mix(h, sumOf(rs));
                     break;

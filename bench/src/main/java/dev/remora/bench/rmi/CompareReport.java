@@ -313,6 +313,8 @@ public final class CompareReport {
             {"future used at once / synchronous (time)", Kernel.FUTURE_NOW.id(), Kernel.FUTURE_SYNC.id(), "time"},
             {"1000 x 1 ms: futures / synchronous (time)", Kernel.FUTURE_WAIT1MS.id(), Kernel.SYNC_WAIT1MS.id(),
                 "time"},
+            {"1000 x 1 ms: Remora.async / synchronous (time)", Kernel.API_WAIT1MS.id(), Kernel.SYNC_WAIT1MS.id(),
+                "time"},
         };
         List<String[]> lines = new ArrayList<>();
         for (String[] q : ratios) {

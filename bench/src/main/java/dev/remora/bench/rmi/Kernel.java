@@ -12,7 +12,9 @@ import java.util.List;
  * future used after its call completed: the time of the call plus that of the first use, not the wait between),
  * {@code future_now} (used at once), {@code future_sync} (the same method, synchronous; the three paced alike by a
  * 1 ms pause per call, not timed), {@code future_wait1ms} and {@code sync_wait1ms} (1000 calls of a method that
- * sleeps 1 ms, with futures used after the loop or synchronously: one sample per loop). {@link #id()} is the CSV
+ * sleeps 1 ms, with futures used after the loop or synchronously: one sample per loop), and {@code api_wait1ms} (the
+ * undeclared method of {@code sync_wait1ms}, each call made with {@code Remora.async}, the caller's own choice: in
+ * every configuration, synchronous without the agent). {@link #id()} is the CSV
  * value and what {@code --kernels} takes; {@link #label()} is the row title in reports.
  */
 public enum Kernel {
@@ -33,7 +35,8 @@ public enum Kernel {
     FUTURE_NOW("future_now", "future echo(32int), used at once", false),
     FUTURE_SYNC("future_sync", "echo(32int) synchronous, same type", false),
     FUTURE_WAIT1MS("future_wait1ms", "1000 x wait 1 ms, futures (loop)", false),
-    SYNC_WAIT1MS("sync_wait1ms", "1000 x wait 1 ms, synchronous (loop)", false);
+    SYNC_WAIT1MS("sync_wait1ms", "1000 x wait 1 ms, synchronous (loop)", false),
+    API_WAIT1MS("api_wait1ms", "1000 x wait 1 ms, Remora.async (loop)", false);
 
     private final String id;
     private final String label;

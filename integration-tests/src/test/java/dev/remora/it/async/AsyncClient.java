@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code AsyncClient <registryPort> async|sync} runs a session against {@link AsyncServer} and prints one OK line per
  * step (FUTURES: ten futures of one thread run at once on the server): async expects Remora's asynchronous calls (the agent on both sides), sync plain RMI's synchronous ones (no
- * agent here), with the same results. {@code AsyncClient <registryPort> kill <file>} leaves one-way calls and a
- * future pending, prints PENDING, waits for {@code file} (the test kills the server first), then checks that the next
+ * agent here), with the same results. {@code AsyncClient <registryPort> kill <file>} leaves one-way calls, a
+ * future and a {@code Remora.async} task pending, prints PENDING, waits for {@code file} (the test kills the server first), then checks that the next
  * call and the future throw RemoteExceptions. Exits 1 at the first surprise.
  */
 public final class AsyncClient {
@@ -105,6 +105,7 @@ public final class AsyncClient {
 
     private static void kill(Ledger ledger, String file) throws Exception {
         Ledger.Summary late = ledger.summary("late", 10_000);
+        java.util.concurrent.CompletableFuture<String> gate = dev.remora.api.Remora.async(() -> ledger.gate("never"));
         for (int i = 0; i < 5; i++) {
             ledger.slow(300);
         }
@@ -128,6 +129,13 @@ public final class AsyncClient {
         } catch (UndeclaredThrowableException e) {
             check(e.getCause() instanceof RemoteException, "the future threw " + e.getCause());
             System.out.println(("FUTURE-DEAD-OK " + e.getCause()).replace('\n', ' '));
+        }
+        try {
+            gate.get(60, TimeUnit.SECONDS);
+            check(false, "a Remora.async future of a dead server gave a result");
+        } catch (java.util.concurrent.ExecutionException e) {
+            check(e.getCause() instanceof RemoteException, "the Remora.async future threw " + e.getCause());
+            System.out.println(("API-DEAD-OK " + e.getCause()).replace('\n', ' '));
         }
     }
 

@@ -88,6 +88,64 @@ class AsyncIT {
                 + " kaboom"), err);
     }
 
+    /** Runs {@link ApiClient} in {@code mode}; returns {client, server} after both ended. */
+    private static Jvm[] apiSession(Jdk jdk, boolean serverAgent, boolean clientAgent, String mode) throws Exception {
+        int port = Jvm.freePort();
+        int objectPort = Jvm.freePort();
+        Jvm server = Jvm.start(jdk, serverAgent ? server() : client(false), AsyncServer.class.getName(),
+                String.valueOf(port), String.valueOf(objectPort));
+        try {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, client(clientAgent), ApiClient.class.getName(), String.valueOf(port),
+                    mode)) {
+                int exit = client.waitFor(120);
+                assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
+                server.stop();
+                return new Jvm[] {client, server};
+            }
+        } finally {
+            server.close();
+        }
+    }
+
+    private static final int API_MANY = ApiClient.MANY_THREADS * ApiClient.MANY_EACH;
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void remoraAsyncSendsTheTasksCallWithoutWaiting(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm client = apiSession(jdk, true, true, "agent")[0];
+        assertEquals(Arrays.asList("GATE-OK", "MANY-OK", "INT-OK", "VOID-OK", "THROWS-OK", "MISUSE-OK", "SYNC-OK"),
+                client.stdoutLines(), client::describe);
+        long sent = 1 + API_MANY + 4; // gate, many, total, add, boom, total + 1
+        assertEquals(sent, client.stat("async_api_tasks"), client::describe);
+        assertEquals(2, client.stat("async_api_sync"), client::describe); // registry.list(), 42
+        // summary, add and boom are declared remora.future / remora.async on the server: the task's choice won
+        assertEquals(0, client.stat("future_calls"), client::describe);
+        assertEquals(0, client.stat("oneway_calls"), client::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void withoutTheAgentRemoraAsyncRunsTheTaskAtOnce(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm client = apiSession(jdk, true, false, "plain")[0];
+        assertEquals(Arrays.asList("MANY-OK", "INT-OK", "VOID-OK", "THROWS-OK", "MISUSE-OK", "SYNC-OK"),
+                client.stdoutLines(), client::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void remoraAsyncAgainstAServerWithoutTheAgentRunsTheTaskAtOnce(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm client = apiSession(jdk, false, true, "plain-agent")[0];
+        assertEquals(Arrays.asList("MANY-OK", "INT-OK", "VOID-OK", "THROWS-OK", "MISUSE-OK", "SYNC-OK"),
+                client.stdoutLines(), client::describe);
+        assertEquals(0, client.stat("async_api_tasks"), client::describe);
+        assertEquals(API_MANY + 6, client.stat("async_api_sync"), client::describe);
+        assertTrue(client.stderr().contains("Remora.async ran a task synchronously"), client::describe);
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void onewayCallsOverSocketsLeaveTogether(Jdk jdk) throws Exception {
@@ -135,12 +193,13 @@ class AsyncIT {
                 int exit = client.waitFor(120);
                 assertEquals(0, exit, client::describe);
                 List<String> out = client.stdoutLines();
-                assertEquals(3, out.size(), client::describe);
+                assertEquals(4, out.size(), client::describe);
                 assertTrue(out.get(1).startsWith("LOST-OK java.rmi.UnmarshalException: Error unmarshaling return"
                         + " header"), client::describe);
                 assertTrue(out.get(1).contains("one-way call(s) to") && out.get(1).contains("were not confirmed"),
                         client::describe);
                 assertTrue(out.get(2).startsWith("FUTURE-DEAD-OK java.rmi."), client::describe);
+                assertTrue(out.get(3).startsWith("API-DEAD-OK java.rmi."), client::describe);
                 long lost = client.stat("oneway_unconfirmed");
                 assertTrue(lost >= 4 && lost <= 5, () -> lost + "\n" + client.describe());
             }

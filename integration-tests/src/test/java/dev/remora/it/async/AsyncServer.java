@@ -54,6 +54,29 @@ public final class AsyncServer implements Ledger {
         return new SummaryImpl(name);
     }
 
+    private final Map<String, java.util.concurrent.CountDownLatch> gates = new ConcurrentHashMap<>();
+
+    private java.util.concurrent.CountDownLatch latch(String key) {
+        return gates.computeIfAbsent(key, k -> new java.util.concurrent.CountDownLatch(1));
+    }
+
+    @Override
+    public String gate(String key) {
+        try {
+            if (!latch(key).await(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("gate " + key + " was never opened");
+            }
+        } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+        return key + "-opened";
+    }
+
+    @Override
+    public void open(String key) {
+        latch(key).countDown();
+    }
+
     @Override
     public int total() {
         return total.get();

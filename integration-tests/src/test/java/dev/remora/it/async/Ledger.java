@@ -24,6 +24,12 @@ public interface Ledger extends Remote {
     /** Declared one-way on the server, which refuses it (it returns a value). */
     int total() throws RemoteException;
 
+    /** Synchronous: waits until {@link #open} is called with {@code key} (at most 30 s), then returns key + "-opened". */
+    String gate(String key) throws RemoteException;
+
+    /** Synchronous: lets {@link #gate} calls of {@code key} return. */
+    void open(String key) throws RemoteException;
+
     /** What {@link #summary} returns. */
     interface Summary {
         String name();
