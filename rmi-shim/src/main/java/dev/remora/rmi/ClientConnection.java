@@ -69,6 +69,12 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     private final int maxPending;
     /** The confirmed count when a caller last asked the server to confirm (a PING at maxPending). */
     private volatile long askedAt = -1;
+    /**
+     * Set when callers found maxPending one-way calls unconfirmed; they go on only once at most half are (then it is
+     * cleared). Without it, a server that confirms as it goes (each drained queue) and a caller waiting at the limit
+     * moved in lockstep: a credit, a call, a flush and a ping each, one call per write.
+     */
+    private volatile boolean throttled;
     /** Set once the connection broke with one-way calls unconfirmed: for the next call to the endpoint to throw. */
     private volatile IOException unconfirmed;
     /** remora.async.batch on a link that carries runs of frames: one-way frames held back, sent together. */
@@ -108,8 +114,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     }
 
     /**
-     * Takes a place for one more one-way call, waiting while {@code maxPending} are unconfirmed (back-pressure). A
-     * waiting caller reads the connection itself when nobody else does, as callers waiting for replies do.
+     * Takes a place for one more one-way call, waiting while {@code maxPending} are unconfirmed (back-pressure), then
+     * until at most half are ({@link #throttled}). A waiting caller reads the connection itself when nobody else
+     * does, as callers waiting for replies do.
      *
      * @throws IOException the connection broke
      */
@@ -120,12 +127,17 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
                 throw d;
             }
             long sent = onewaySent.get();
-            if (sent - onewayConfirmed.get() < maxPending) {
+            long pending = sent - onewayConfirmed.get();
+            if (pending < maxPending && (!throttled || pending <= maxPending / 2)) {
                 if (onewaySent.compareAndSet(sent, sent + 1)) {
+                    if (throttled) {
+                        throttled = false;
+                    }
                     return;
                 }
                 continue;
             }
+            throttled = true;
             long confirmed = onewayConfirmed.get();
             if (askedAt != confirmed) { // once per wait: the server then confirms once its queue is drained
                 askedAt = confirmed;
@@ -145,8 +157,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     private void waitForFrames(boolean futures) {
         if (readLock.tryLock()) {
             try {
+                long oneways = futures ? 0 : onewaySent.get() - onewayConfirmed.get();
                 boolean full = futures ? futuresOut.get() >= maxPending
-                        : onewaySent.get() - onewayConfirmed.get() >= maxPending;
+                        : oneways >= maxPending || (throttled && oneways > maxPending / 2);
                 if (full && dead == null) {
                     readOne(null, 0);
                 }

@@ -28,6 +28,8 @@ final class OnewayBatcher implements Runnable {
     private static final ConcurrentLinkedQueue<Holder> DUE = new ConcurrentLinkedQueue<>();
     private static final Object START = new Object();
     private static volatile Thread thread;
+    /** The thread waits for a first run (unpark it then), not in a run's delay (an unpark would cut that short). */
+    private static volatile boolean idle;
 
     private OnewayBatcher() {
     }
@@ -46,7 +48,9 @@ final class OnewayBatcher implements Runnable {
                 }
             }
         }
-        LockSupport.unpark(t);
+        if (idle) {
+            LockSupport.unpark(t);
+        }
     }
 
     @Override
@@ -54,10 +58,19 @@ final class OnewayBatcher implements Runnable {
         while (true) {
             Holder c = DUE.poll();
             if (c == null) {
-                LockSupport.park(this);
+                idle = true;
+                if (DUE.isEmpty()) { // after idle is set: a due() that saw it false has queued its holder by now
+                    LockSupport.park(this);
+                }
+                idle = false;
                 continue;
             }
-            LockSupport.parkNanos(this, DELAY_NANOS);
+            // The whole delay: a permit left by an earlier unpark must not end it at once (it did, and a caller
+            // faster than the wire then sent its calls one or two per write)
+            long deadline = System.nanoTime() + DELAY_NANOS;
+            for (long left = DELAY_NANOS; left > 0; left = deadline - System.nanoTime()) {
+                LockSupport.parkNanos(this, left);
+            }
             do {
                 c.flushHeld();
             } while ((c = DUE.poll()) != null);

@@ -93,6 +93,9 @@ class AsyncCallsTest {
 
         void hold() throws RemoteException;
 
+        /** One-way; waits for a permit of {@code steps}. */
+        void step() throws RemoteException;
+
         void slow(int millis) throws RemoteException;
 
         int slowDone() throws RemoteException;
@@ -122,6 +125,8 @@ class AsyncCallsTest {
         final Map<Integer, List<Integer>> log = new ConcurrentHashMap<>();
         final CountDownLatch gate = new CountDownLatch(1);
         final AtomicInteger held = new AtomicInteger();
+        final java.util.concurrent.Semaphore steps = new java.util.concurrent.Semaphore(0);
+        final AtomicInteger stepped = new AtomicInteger();
         final AtomicInteger slowDone = new AtomicInteger();
         final List<String> wrongNotes = new CopyOnWriteArrayList<>();
         final AtomicInteger inside = new AtomicInteger();
@@ -158,6 +163,16 @@ class AsyncCallsTest {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+
+        @Override
+        public void step() {
+            try {
+                steps.tryAcquire(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            stepped.incrementAndGet();
         }
 
         @Override
@@ -238,7 +253,7 @@ class AsyncCallsTest {
 
     static RouterOptions server(RouterOptions.Dispatch d) {
         return Rig.options(RouterOptions.Serializer.FAST).dispatch(d).asyncMethods(
-                List.of(J + "#append", J + "#boom", J + "#hold", J + "#slow(int)", J + "#notVoid",
+                List.of(J + "#append", J + "#boom", J + "#hold", J + "#step", J + "#slow(int)", J + "#notVoid",
                         JournalImpl.class.getName() + "#checked"),
                 List.of(J + "#report(java.lang.String,int)", J + "#failing", J + "#nothing", J + "#notAnInterface",
                         J + "#self", J + "#slow", J + "#meet", J + "#gated"));
@@ -439,6 +454,52 @@ class AsyncCallsTest {
             }
             assertEquals(max + 1, impl.held.get());
         }
+    }
+
+    /**
+     * Once at maxPending, a caller goes on only when at most half are unconfirmed: a server that confirms each call
+     * as it runs (here every maxPending / 4 = 1) must not pace the caller one call per confirmation (on one CPU that
+     * lockstep sent one call per write).
+     */
+    @Test
+    void aCallerAtMaxPendingGoesOnOnceHalfAreConfirmed() throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        int max = 4;
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).asyncMaxPending(max),
+                server(RouterOptions.Dispatch.POOL).asyncMaxPending(max))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            for (int i = 0; i < max; i++) {
+                assertNull(rig.call(ref, m("step"))[1]);
+            }
+            CountDownLatch sent = new CountDownLatch(1);
+            Thread next = new Thread(() -> {
+                try {
+                    rig.call(ref, m("step"));
+                } catch (Throwable e) {
+                    throw new AssertionError(e);
+                }
+                sent.countDown();
+            });
+            next.start();
+            assertFalse(sent.await(300, TimeUnit.MILLISECONDS), "a call beyond maxPending did not wait");
+            impl.steps.release(1);
+            awaitStepped(impl, 1);
+            assertFalse(sent.await(300, TimeUnit.MILLISECONDS), "the caller went on with 3 of 4 unconfirmed");
+            impl.steps.release(1);
+            assertTrue(sent.await(10, TimeUnit.SECONDS), "the caller did not go on with 2 of 4 unconfirmed");
+            next.join(10_000);
+            impl.steps.release(max);
+            awaitStepped(impl, max + 1);
+        }
+    }
+
+    private static void awaitStepped(JournalImpl impl, int n) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (impl.stepped.get() < n && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(n, impl.stepped.get());
     }
 
     @Test
