@@ -161,6 +161,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
                 boolean full = futures ? futuresOut.get() >= maxPending
                         : oneways >= maxPending || (throttled && oneways > maxPending / 2);
                 if (full && dead == null) {
+                    if (!futures) {
+                        link.expectLongWait(); // for the server to run half of maxPending one-way calls
+                    }
                     readOne(null, 0);
                 }
             } finally {

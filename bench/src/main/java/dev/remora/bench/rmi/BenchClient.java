@@ -78,6 +78,8 @@ public final class BenchClient {
                 .option("reps", "10000", "timed calls per kernel/object (star: in total over all threads)")
                 .option("budget-ms", "2000", "time budget per kernel/object, for the warm-up and again for timing")
                 .option("star-threads", "4", "client threads calling star(obj) at once")
+                .option("oneway-calls", "200000", "timed calls of the one-way kernels at least (within at least 2 s):"
+                        + " a throughput, which a short loop's start and final drain would dominate")
                 .option("config", "default", "configuration name written in the CSV")
                 .option("round", "1", "round number written in the CSV")
                 .option("format", "csv", "csv | text")
@@ -266,6 +268,8 @@ public final class BenchClient {
         int reps = o.getInt("reps", 1, 50_000_000);
         long budgetNs = o.getInt("budget-ms", 1, 3_600_000) * 1_000_000L;
         int threads = o.getInt("star-threads", 1, 1024);
+        int onewayReps = Math.max(reps, o.getInt("oneway-calls", 1, 50_000_000));
+        long onewayBudgetNs = Math.max(budgetNs, ONEWAY_MIN_BUDGET_NS);
         long[] samples = new long[reps];
         globalWarmup(kernels, objects, o.getInt("warmup-ms", 0, 3_600_000) * 1_000_000L, o.get("config"), threads);
         for (Kernel k : kernels) {
@@ -277,10 +281,11 @@ public final class BenchClient {
                     Object arg = spec.create();
                     m = measureStar(() -> sink = svc.star(arg), null, threads, warmup, warmMinNs, reps, budgetNs);
                 } else if (k == Kernel.ONEWAY_STAR) {
-                    m = measureStar(svc::onewayPing, svc::onewayCount, threads, warmup, warmMinNs, reps, budgetNs);
+                    m = measureStar(svc::onewayPing, svc::onewayCount, threads, Math.max(warmup, onewayReps),
+                            warmMinNs, onewayReps, onewayBudgetNs);
                 } else if (k == Kernel.ONEWAY) {
-                    m = measure(svc::onewayPing, warmup, warmMinNs, reps, budgetNs, samples, this::bothCpuNanos,
-                            svc::onewayCount);
+                    m = measure(svc::onewayPing, Math.max(warmup, onewayReps), warmMinNs, onewayReps, onewayBudgetNs,
+                            new long[onewayReps], this::bothCpuNanos, svc::onewayCount);
                 } else if (k == Kernel.FUTURE_LATE || k == Kernel.FUTURE_NOW || k == Kernel.FUTURE_SYNC) {
                     m = measurePaced(k, warmup, warmMinNs, reps, budgetNs, samples);
                 } else if (k == Kernel.RAW_TCP) {
@@ -620,6 +625,16 @@ public final class BenchClient {
         long cpu1 = cpu == null || cpu0 < 0 ? -1 : cpu.cpuNanos();
         return new Measured(Stats.summarize(samples, n), t1 - start, cpu1 < 0 ? -1 : cpu1 - cpu0);
     }
+
+    /**
+     * The one-way kernels' least timing budget (--oneway-calls, also their least warm-up): over 5000 calls (10 ms at
+     * 500k/s) the loop's start and its final drain (the synchronous call that waits for the server to run the calls
+     * still queued) made up most of the time: 205k calls/s over 5000 calls against 814k over 500000 (socket, one
+     * CPU). A warm-up shorter than the timing left the regime of a long run (callers waiting at
+     * remora.async.maxPending) to the timed loop, where both JVMs recompiled their call paths on the shared CPU:
+     * about 300 ms of stalls in the first 200000 calls.
+     */
+    static final long ONEWAY_MIN_BUDGET_NS = 2_000_000_000L;
 
     /** The pause (other work, not timed) of the future kernels ("Implementing Asynchronous RMI in Java"): long enough for a call to complete. */
     static final long PAUSE_NANOS = 1_000_000;

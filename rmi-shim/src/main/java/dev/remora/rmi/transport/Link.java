@@ -41,6 +41,13 @@ public interface Link extends Closeable {
         return false;
     }
 
+    /**
+     * A hint from the thread allowed to receive: its next {@link #receive} is likely to wait long (for the peer to
+     * work through many calls), so a transport that polls before it blocks may block at once when the CPU is shared.
+     */
+    default void expectLongWait() {
+    }
+
     /** Closes the connection; never throws. */
     @Override
     void close();

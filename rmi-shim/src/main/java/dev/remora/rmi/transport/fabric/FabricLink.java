@@ -69,6 +69,7 @@ public final class FabricLink implements Link {
     private final Object bellLock = new Object(); // held from checking for a sleeping peer to posting the frame
     private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
     private volatile boolean sleepAsked; // this side asked the peer to ring and was not rung since
+    private boolean longWait; // expectLongWait, for the next receive (the receiving thread's)
     private volatile boolean open = true;
     /** The frames of a message that carried several, after the first: handed out before the next message. */
     private byte[] run = new byte[0]; // the receiving thread's (receives are serialised by their callers)
@@ -219,6 +220,8 @@ public final class FabricLink implements Link {
         }
         int n;
         boolean spin = !CpuWatch.othersBusy(); // spinning pays only while a CPU would otherwise idle
+        boolean longWait = this.longWait;
+        this.longWait = false;
         endpoint.spin(spin);
         boolean counted = false; // counted in CpuWatch as a spinning waiter of this JVM
         try {
@@ -234,7 +237,8 @@ public final class FabricLink implements Link {
                     CpuWatch.spinning();
                     counted = true;
                 }
-                n = endpoint.receive(sleepNanos);
+                // a long wait on a shared CPU: no naps (one would outlast the wait by up to 1 ms), the bell at once
+                n = endpoint.receive(longWait && !spin ? 0 : sleepNanos);
                 if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
                     if (counted) {
                         counted = false;
@@ -282,6 +286,11 @@ public final class FabricLink implements Link {
         byte[] d = dst.prepareReceive(length);
         m.get(0, d, 0, length);
         return dst;
+    }
+
+    @Override
+    public void expectLongWait() {
+        longWait = true;
     }
 
     /** The next frame of the run kept from the last message. */
