@@ -35,8 +35,32 @@ final class FutureResult implements InvocationHandler {
         this.method = method;
     }
 
+    /** Set once a future was made in this JVM: until then a call's arguments are not looked at. */
+    private static volatile boolean made;
+
     static Object proxy(Class<?> type, FutureResult handler) {
+        made = true;
         return Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler);
+    }
+
+    /**
+     * A future passed as an argument of a remote call (of any endpoint, JRMP's too) goes as its result, waited for
+     * here, as the synchronous call's result would have been passed: the proxy itself is no serializable value.
+     * Only the arguments themselves, not futures inside them. {@code args} is the call's own array (the stub's).
+     *
+     * @throws Throwable what the future's call ended with: the call is then not made
+     */
+    static void resolveArguments(Object[] args) throws Throwable {
+        if (!made || args == null) {
+            return;
+        }
+        for (int i = 0; i < args.length; i++) {
+            Object a = args[i];
+            if (a instanceof Proxy && Proxy.isProxyClass(a.getClass())
+                    && Proxy.getInvocationHandler(a) instanceof FutureResult) {
+                args[i] = ((FutureResult) Proxy.getInvocationHandler(a)).get();
+            }
+        }
     }
 
     /** The result, waiting for it the first time; throws what the call ended with. */

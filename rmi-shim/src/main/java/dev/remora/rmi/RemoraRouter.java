@@ -93,6 +93,11 @@ public final class RemoraRouter implements CallRouter {
     public Object[] invoke(Object unicastRef, Object proxy, Method method, Object[] args, long hash)
             throws Exception {
         RmiInternals.check();
+        try {
+            FutureResult.resolveArguments(args);
+        } catch (Throwable t) { // an argument was a future whose call failed: this call is not made
+            return new Object[] {null, ExplicitAsync.asThrownByStub(method, t)};
+        }
         Object liveRef;
         Object ep;
         try {

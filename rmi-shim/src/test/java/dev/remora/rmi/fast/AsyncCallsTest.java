@@ -104,6 +104,9 @@ class AsyncCallsTest {
 
         Report failing(boolean remote) throws RemoteException;
 
+        /** Synchronous: the name of the report passed. */
+        String nameOf(Report r) throws RemoteException;
+
         Report nothing() throws RemoteException;
 
         int notVoid() throws RemoteException;
@@ -190,6 +193,11 @@ class AsyncCallsTest {
         public Report report(String name, int millis) {
             nap(millis);
             return new ReportImpl(name);
+        }
+
+        @Override
+        public String nameOf(Report r) {
+            return r.name();
         }
 
         @Override
@@ -562,6 +570,22 @@ class AsyncCallsTest {
             Report none = (Report) rig.result(ref, m("nothing"));
             assertNotNull(none);
             assertThrows(NullPointerException.class, none::name);
+        }
+    }
+
+    /** A future passed as an argument goes as its result; one whose call failed makes the call throw that. */
+    @Test
+    void aFuturePassedOnGoesAsItsResult() throws Throwable {
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST), server(RouterOptions.Dispatch.AUTO))) {
+            Object ref = rig.export(new JournalImpl());
+            rig.result(ref, m("entries"), 0);
+            Report r = (Report) rig.result(ref, m("report"), "passed", 20);
+            assertTrue(java.lang.reflect.Proxy.isProxyClass(r.getClass()), "a future: " + r.getClass());
+            assertEquals("passed", rig.result(ref, m("nameOf"), r));
+            Report bad = (Report) rig.result(ref, m("failing"), false);
+            Object[] outcome = rig.call(ref, m("nameOf"), bad);
+            assertTrue(outcome[1] instanceof IllegalArgumentException, String.valueOf(outcome[1]));
+            assertEquals("bad report", ((Throwable) outcome[1]).getMessage());
         }
     }
 
