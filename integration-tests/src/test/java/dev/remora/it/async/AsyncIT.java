@@ -161,6 +161,21 @@ class AsyncIT {
         assertTrue(r[1].stat("future_reply_batches") >= 1, r[1]::describe);
     }
 
+    /**
+     * Back-pressure: at remora.async.maxPending=4 on both sides the eight threads' one-way calls wait for the server
+     * over and over (each, once at the limit, until half are confirmed); all still run, in each thread's order.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void onewayCallsWaitAtMaxPendingAndStillRunInOrder(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm[] r = session(jdk, true, "async", "-Dremora.async.maxPending=4");
+        Jvm client = r[0];
+        assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "FUTURES-OK", "TOTAL-OK"), client.stdoutLines(),
+                client::describe);
+        assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void aClientWithoutTheAgentStaysSynchronousWithTheSameResults(Jdk jdk) throws Exception {
