@@ -381,6 +381,15 @@ static struct fi_info *rf_hints(const char *provider) {
     return hints;
 }
 
+/*
+ * One rf_open (or rf_providers) at a time in a process: each saves the process's signal handlers, lets the provider
+ * install its own (shm's, for SIGSEGV, SIGBUS, SIGINT, SIGTERM...) and puts the saved ones back. Two at once could
+ * interleave so that one saved the other's provider handlers as "the JVM's" and restored those: the JVM's SIGSEGV
+ * handler (implicit null checks, safepoints) replaced for good. Opens are rare (one per connection): the lock costs
+ * nothing.
+ */
+static pthread_mutex_t rf_open_lock = PTHREAD_MUTEX_INITIALIZER;
+
 int rf_providers(char *buf, size_t buflen, char *err) {
     if (rf_init(err) != RF_OK) {
         return RF_ERROR;
@@ -393,6 +402,7 @@ int rf_providers(char *buf, size_t buflen, char *err) {
         return RF_ERROR;
     }
     rf_sigsave *save = malloc(sizeof(*save));
+    pthread_mutex_lock(&rf_open_lock);
     if (save != NULL) {
         rf_signals_save(save);
     }
@@ -433,6 +443,7 @@ done:
         rf_signals_restore(save);
         free(save);
     }
+    pthread_mutex_unlock(&rf_open_lock);
     return rc;
 }
 
@@ -555,6 +566,7 @@ int rf_open(const char *provider, rf_ep **out, char *err) {
         rf_failf(err, "rf_open: out of memory");
         return RF_ERROR;
     }
+    pthread_mutex_lock(&rf_open_lock);
     rf_signals_save(save);
     int busy = 0, rc = RF_ERROR;
     for (int attempt = 0; attempt < RF_BUSY_RETRIES; attempt++) {
@@ -570,6 +582,7 @@ int rf_open(const char *provider, rf_ep **out, char *err) {
                  "left in /dev/shm (%d:*); remove them", RF_BUSY_RETRIES, (int) getpid());
     }
     rf_signals_restore(save);
+    pthread_mutex_unlock(&rf_open_lock);
     free(save);
     return rc;
 }
