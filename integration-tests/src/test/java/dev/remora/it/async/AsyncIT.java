@@ -44,9 +44,15 @@ class AsyncIT {
 
     /** Runs the client session; returns {client, server} after both ended (the server by SIGTERM, for its stats). */
     private static Jvm[] session(Jdk jdk, boolean agent, String mode, String... options) throws Exception {
+        return run(jdk, server(options), client(agent, options), AsyncClient.class, mode);
+    }
+
+    /** Starts {@link AsyncServer}, then {@code clientMain} with the registry port and {@code mode}; as above. */
+    private static Jvm[] run(Jdk jdk, List<String> serverOptions, List<String> clientOptions, Class<?> clientMain,
+            String mode) throws Exception {
         int port = Jvm.freePort();
         int objectPort = Jvm.freePort();
-        Jvm server = Jvm.start(jdk, server(options), AsyncServer.class.getName(), String.valueOf(port),
+        Jvm server = Jvm.start(jdk, serverOptions, AsyncServer.class.getName(), String.valueOf(port),
                 String.valueOf(objectPort));
         try {
             server.awaitLine("READY", 60);
@@ -54,8 +60,7 @@ class AsyncIT {
             server.close();
             throw e;
         }
-        try (Jvm client = Jvm.start(jdk, client(agent, options), AsyncClient.class.getName(), String.valueOf(port),
-                mode)) {
+        try (Jvm client = Jvm.start(jdk, clientOptions, clientMain.getName(), String.valueOf(port), mode)) {
             int exit = client.waitFor(120);
             assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
             server.stop();
@@ -90,22 +95,7 @@ class AsyncIT {
 
     /** Runs {@link ApiClient} in {@code mode}; returns {client, server} after both ended. */
     private static Jvm[] apiSession(Jdk jdk, boolean serverAgent, boolean clientAgent, String mode) throws Exception {
-        int port = Jvm.freePort();
-        int objectPort = Jvm.freePort();
-        Jvm server = Jvm.start(jdk, serverAgent ? server() : client(false), AsyncServer.class.getName(),
-                String.valueOf(port), String.valueOf(objectPort));
-        try {
-            server.awaitLine("READY", 60);
-            try (Jvm client = Jvm.start(jdk, client(clientAgent), ApiClient.class.getName(), String.valueOf(port),
-                    mode)) {
-                int exit = client.waitFor(120);
-                assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
-                server.stop();
-                return new Jvm[] {client, server};
-            }
-        } finally {
-            server.close();
-        }
+        return run(jdk, serverAgent ? server() : client(false), client(clientAgent), ApiClient.class, mode);
     }
 
     private static final int API_MANY = ApiClient.MANY_THREADS * ApiClient.MANY_EACH;
