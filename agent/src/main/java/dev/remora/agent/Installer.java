@@ -157,6 +157,8 @@ public final class Installer {
                         .withSpinMaxNanos(config.integer(Property.FABRIC_SPIN_MAX))
                         .withSendRingBytes(config.integer(Property.FABRIC_RING)))
                 .fabricShared(config.flag(Property.FABRIC_SHARED))
+                .fabricUpgrade(config.flag(Property.FABRIC_UPGRADE))
+                .fabricProbeDelayMillis("fabric-late".equals(config.get(Property.DEBUG_FAULTS)) ? 2000 : 0)
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))
@@ -209,6 +211,12 @@ public final class Installer {
                     @Override
                     public void asyncCall(boolean future) {
                         (future ? stats.futureCalls : stats.onewayCalls).increment();
+                    }
+
+                    @Override
+                    public void upgraded(String what) {
+                        stats.linksUpgraded.increment();
+                        Log.debug(what);
                     }
 
                     @Override

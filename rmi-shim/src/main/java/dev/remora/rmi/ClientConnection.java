@@ -1,6 +1,7 @@
 package dev.remora.rmi;
 
 import dev.remora.rmi.fast.FastChannel;
+import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
@@ -435,6 +436,49 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
             }
         }
         lastUse = System.nanoTime();
+    }
+
+    /** Calls registered on this connection so far (one-way calls not counted). */
+    int callsMade() {
+        return nextId.get() - 1;
+    }
+
+    /** Whether a server declared asynchronous methods on this connection. */
+    boolean learnedAsync() {
+        return learnedAny;
+    }
+
+    /**
+     * The connection was closed by {@link #retire}, not broken: a call that finds it so has sent nothing, and goes
+     * by JRMP (it had taken the connection just before its endpoint moved to another).
+     */
+    static final class Retired extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        Retired(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Its endpoint moved to another connection (remora.fabric.upgrade): no new call is given this one; it is closed
+     * once nothing has been in flight on it for a second, by a daemon thread that ends then.
+     */
+    void retire() {
+        Runnable closer = () -> {
+            long quiet = TimeUnit.SECONDS.toNanos(1);
+            while (dead == null) {
+                LockSupport.parkNanos(quiet);
+                if (inflight.get() == 0 && System.nanoTime() - lastUse > quiet && futuresOut.get() == 0) {
+                    fail(new Retired("Remora connection to " + link.peer() + " was replaced by a faster one"));
+                }
+            }
+        };
+        try {
+            SystemThreads.newThread(closer, "remora-retire", true).start();
+        } catch (RuntimeException | Error e) {
+            // no thread: it stays open until the peer or the JVM closes it
+        }
     }
 
     /** Sends a frame; a failure kills the connection (pending calls fail with it). */

@@ -148,7 +148,7 @@ final class ExplicitAsync {
         try {
             c.reserveFuture();
         } catch (IOException e) {
-            return new Object[] {null, RemoraRouter.broken(c, e)};
+            return e instanceof ClientConnection.Retired ? null : new Object[] {null, RemoraRouter.broken(c, e)};
         }
         PendingCall pc = new PendingCall(true);
         Object[] failed = router.send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, info, args);

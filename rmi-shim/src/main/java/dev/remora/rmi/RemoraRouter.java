@@ -79,7 +79,7 @@ public final class RemoraRouter implements CallRouter {
                     options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
                     options.fabricProvider, options.fabric, options.fabricSleepNanos,
                     options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
-                    .withSharedRings(options.fabricShared), socket);
+                    .withSharedRings(options.fabricShared).withProbeDelay(options.fabricProbeDelayMillis), socket);
             this.technologies = new Technology[] {socket, fabric};
             if (options.fabricPrewarm) {
                 fabric.prewarm();
@@ -142,6 +142,9 @@ public final class RemoraRouter implements CallRouter {
             return null;
         }
         ClientConnection c = re.connection();
+        if (c != null) {
+            re.upgraded(c); // remora.fabric.upgrade: may start moving the endpoint to fabric, for later calls
+        }
         java.io.IOException unconfirmed = re.takeUnconfirmed();
         if (unconfirmed != null) { // one-way calls were lost with a connection: this call says so, as JRMP's would
             return new Object[] {null, new UnmarshalException("Error unmarshaling return header", unconfirmed)};
@@ -249,7 +252,7 @@ public final class RemoraRouter implements CallRouter {
         try {
             c.reserveFuture();
         } catch (java.io.IOException e) {
-            return new Object[] {null, broken(c, e)};
+            return e instanceof ClientConnection.Retired ? null : new Object[] {null, broken(c, e)};
         }
         PendingCall pc = new PendingCall(true);
         Object[] failed = send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, mi, args);
@@ -327,7 +330,8 @@ public final class RemoraRouter implements CallRouter {
                 }
             } catch (IOException e) {
                 c.unregister(pc);
-                return new Object[] {null, broken(c, e)};
+                // retired (its endpoint moved to a new connection) before this call was written: JRMP makes it
+                return e instanceof ClientConnection.Retired ? null : new Object[] {null, broken(c, e)};
             }
             return SENT;
         } finally {

@@ -1,5 +1,6 @@
 package dev.remora.rmi;
 
+import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.Technology;
 import dev.remora.rmi.transport.fabric.FabricLink;
@@ -31,6 +32,20 @@ final class RemoteEndpoint {
     private volatile ClientConnection connection;
     /** Why one-way calls of a connection that broke were not confirmed: thrown by the next call (once). */
     private volatile IOException unconfirmed;
+    /**
+     * remora.fabric.upgrade: the technology left out of the current connection's hello because it was still starting
+     * (libfabric), to move to once it is up; null when there is none to move to.
+     */
+    private volatile Technology deferred;
+    /** The current connection's call count at which the move is next tried. */
+    private volatile int upgradeAt = UPGRADE_AFTER_CALLS;
+    private int upgradeTries;
+    private volatile boolean upgrading;
+
+    /** Calls a connection carries before it moves (a connection used a few times is not worth a second one). */
+    static final int UPGRADE_AFTER_CALLS = 256;
+    /** Tries at moving (the server's libfabric may still be starting too), each after 4096 more calls. */
+    static final int UPGRADE_TRIES = 3;
 
     RemoteEndpoint(String host, int port, RouterOptions options, Technology[] technologies) {
         this.host = host;
@@ -79,6 +94,109 @@ final class RemoteEndpoint {
     }
 
     /**
+     * remora.fabric.upgrade: once the deferred technology is up and {@code c} has carried
+     * {@link #UPGRADE_AFTER_CALLS} calls, a daemon thread opens a connection over it and makes it the endpoint's;
+     * calls go on over {@code c} meanwhile (opening a fabric link took up to 200 ms here), and those in flight on it
+     * end there when it is retired. Not for a connection whose server declared one-way methods (a thread's later call
+     * on the new connection could overtake its one-way calls on the old one). A failed move leaves {@code c} in use.
+     *
+     * @return {@code c}, always: the move takes effect for later calls
+     */
+    ClientConnection upgraded(ClientConnection c) {
+        Technology t = deferred;
+        if (t == null || upgrading || c.callsMade() < upgradeAt || !t.ready()) {
+            return c;
+        }
+        synchronized (this) {
+            if (deferred == null || upgrading || connection != c) {
+                return c;
+            }
+            if (c.learnedAsync() || !t.available()) {
+                deferred = null; // keeps its connection: one-way order, or no libfabric after all
+                return c;
+            }
+            upgrading = true;
+        }
+        try {
+            SystemThreads.newThread(() -> move(c, t), "remora-upgrade", true).start();
+        } catch (RuntimeException | Error e) {
+            synchronized (this) {
+                upgrading = false;
+                deferred = null;
+            }
+        }
+        return c;
+    }
+
+    private void move(ClientConnection c, Technology t) {
+        ClientConnection n = upgrade(t);
+        synchronized (this) {
+            upgrading = false;
+            if (n == null) {
+                upgradeAt = c.callsMade() + 4096;
+                if (++upgradeTries >= UPGRADE_TRIES) {
+                    deferred = null;
+                }
+                return;
+            }
+            if (connection != c || c.learnedAsync()) { // c broke meanwhile, or learnt one-way methods: n unused
+                deferred = null;
+                n.retire();
+                return;
+            }
+            deferred = null;
+            connection = n;
+            c.retire();
+        }
+        options.listener.upgraded("Remora connection to " + host + ":" + port + " moved to " + t.name() + " after "
+                + c.callsMade() + " calls over its socket transport (libfabric was still starting when it was"
+                + " opened; remora.fabric.upgrade)");
+    }
+
+    /** A second connection that offers {@code t}: null unless the server chose it (then closed at once). */
+    private ClientConnection upgrade(Technology t) {
+        Socket s = new Socket();
+        try {
+            s.setTcpNoDelay(true);
+            s.connect(new InetSocketAddress(host, port), options.connectTimeoutMillis);
+            int handshake = options.handshakeTimeout();
+            s.setSoTimeout(handshake > 0 ? Math.min(options.probeTimeoutMillis, handshake)
+                    : options.probeTimeoutMillis);
+            int chosen = hello(s, t.bit());
+            if (chosen != t.bit()) {
+                close(s);
+                return null;
+            }
+            Link link = t.open(s, true);
+            options.listener.linked(t.name(), "Remora connection to " + link.peer() + " over " + t.name()
+                    + (link instanceof FabricLink ? " (" + ((FabricLink) link).provider() + ")" : "")
+                    + ", replacing its socket connection");
+            return new ClientConnection(link, options);
+        } catch (IOException | RuntimeException e) {
+            close(s);
+            options.listener.debug("moving the connection to " + host + ":" + port + " to " + t.name()
+                    + " failed, it stays on its socket: " + e);
+            return null;
+        }
+    }
+
+    /** Sends the hello offering {@code offered}; returns the technology bit the server chose. */
+    private static int hello(Socket s, int offered) throws IOException {
+        FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
+        hello.writeInt(Frame.MAGIC);
+        hello.writeShort(Frame.VERSION);
+        hello.writeByte(offered);
+        hello.writeByte(0);
+        s.getOutputStream().write(hello.array(), 0, hello.length());
+        byte[] answer = new byte[Frame.HELLO_LENGTH];
+        new DataInputStream(s.getInputStream()).readFully(answer);
+        if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC || FrameBuffer.getShort(answer, 4) != Frame.VERSION) {
+            throw new IOException("unexpected answer to the hello");
+        }
+        return answer[6];
+    }
+
+    /**
      * Once: why one-way calls sent to this endpoint on a connection that broke were not confirmed, or null. Asked
      * by every call after {@link #connection}, which notices the broken connection.
      */
@@ -108,11 +226,23 @@ final class RemoteEndpoint {
         try {
             s.setSoTimeout(wait);
             int offered = 0;
+            Technology later = null;
             for (Technology t : technologies) {
-                if (t.worthOffering(s) && t.available()) {
+                if (!t.worthOffering(s)) {
+                    continue;
+                }
+                if (options.fabricUpgrade && options.transport == RouterOptions.Transport.AUTO && !t.ready()) {
+                    t.prewarm(); // still starting: this connection goes without it, and may move to it later
+                    later = t;
+                    continue;
+                }
+                if (t.available()) {
                     offered |= t.bit();
                 }
             }
+            deferred = later;
+            upgradeAt = UPGRADE_AFTER_CALLS;
+            upgradeTries = 0;
             FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
             hello.writeInt(Frame.MAGIC);
             hello.writeShort(Frame.VERSION);

@@ -34,6 +34,14 @@ public interface RouterListener {
     }
 
     /**
+     * A connection moved to a faster technology once it was up (remora.fabric.upgrade); {@code what} says which.
+     * The host counts it.
+     */
+    default void upgraded(String what) {
+        debug(what);
+    }
+
+    /**
      * A declared asynchronous method stays synchronous ({@code message} says which and why): logged once per
      * {@code key} and counted by the host.
      */

@@ -36,6 +36,8 @@ public final class RouterOptions {
     /** The fabric endpoints' options, one record from here down to each endpoint (FabricTechnology). */
     FabricOptions fabric = FabricOptions.defaults();
     boolean fabricShared = true;
+    boolean fabricUpgrade = true;
+    long fabricProbeDelayMillis;
     /** Probe libfabric on a daemon thread when the router is made (tests that count threads turn it off). */
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
@@ -175,6 +177,22 @@ public final class RouterOptions {
     /** Whether the router starts probing libfabric in the background as it is made (default true). */
     public RouterOptions fabricPrewarm(boolean on) {
         fabricPrewarm = on;
+        return this;
+    }
+
+    /**
+     * remora.fabric.upgrade: with remora.transport=auto, a connection opened while libfabric is still starting goes
+     * over sockets at once and moves to fabric once libfabric is up and the connection has carried some calls; false:
+     * the first connection waits for libfabric's start.
+     */
+    public RouterOptions fabricUpgrade(boolean on) {
+        fabricUpgrade = on;
+        return this;
+    }
+
+    /** For tests (remora.debug.faults=fabric-late): libfabric's probe first waits this long. */
+    public RouterOptions fabricProbeDelayMillis(long millis) {
+        fabricProbeDelayMillis = millis;
         return this;
     }
 

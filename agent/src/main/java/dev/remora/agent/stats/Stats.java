@@ -38,6 +38,8 @@ public final class Stats {
     /** Remora connections by the technology chosen for them (remora.transport=auto picks per peer). */
     public final LongAdder linksFabric = new LongAdder();
     public final LongAdder linksSocket = new LongAdder();
+    /** Connections opened over sockets while libfabric was starting that moved to fabric (remora.fabric.upgrade). */
+    public final LongAdder linksUpgraded = new LongAdder();
 
     /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
     public final LongAdder onewayCalls = new LongAdder();
@@ -98,6 +100,7 @@ public final class Stats {
         m.put("dispatch_handoffs", handoffs.sum());
         m.put("links_fabric", linksFabric.sum());
         m.put("links_socket", linksSocket.sum());
+        m.put("links_upgraded", linksUpgraded.sum());
         m.put("oneway_calls", onewayCalls.sum());
         m.put("future_calls", futureCalls.sum());
         m.put("oneway_batches", onewayBatches.sum());

@@ -61,6 +61,37 @@ class FabricIT {
         }
     }
 
+    /**
+     * remora.transport=auto (the default) while libfabric is slow to start (remora.debug.faults=fabric-late: 2 s more
+     * in both JVMs): the connection opens over sockets at once and moves to fabric once both are up, with calls from
+     * three threads going on throughout; none fails or goes by JRMP.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aConnectionOpenedWhileLibfabricStartsMovesToFabric(Jdk jdk) throws Exception {
+        assumeFabric(jdk);
+        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug",
+                "-Dremora.debug.faults=fabric-late", LOOPBACK);
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, opts, UpgradeClient.class.getName(), String.valueOf(port), "5")) {
+                int exit = client.waitFor(120);
+                assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
+                String out = client.stdout();
+                assertTrue(out.startsWith("CALLS "), client::describe);
+                long calls = Long.parseLong(out.trim().substring("CALLS ".length()));
+                assertEquals(calls, client.stat("calls_remora"), client::describe);
+                assertEquals(0, client.stat("calls_jrmp"), client::describe);
+                assertEquals(0, client.stat("fallbacks"), client::describe);
+                assertEquals(1, client.stat("links_socket"), client::describe);
+                assertEquals(1, client.stat("links_fabric"), client::describe);
+                assertEquals(1, client.stat("links_upgraded"), client::describe);
+                assertTrue(client.stderr().contains("moved to fabric after"), client::describe);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void calcSessionIsIdenticalOverFabric(Jdk jdk) throws Exception {

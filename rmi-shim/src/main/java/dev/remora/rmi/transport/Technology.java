@@ -20,6 +20,15 @@ public interface Technology {
     /** Whether this JVM can use it now (a native library loaded, ...). */
     boolean available();
 
+    /** Whether {@link #available()} answers now, without waiting for a probe still running. */
+    default boolean ready() {
+        return true;
+    }
+
+    /** Starts the probe {@link #available()} would wait for, in the background, if it has not started. */
+    default void prewarm() {
+    }
+
     /**
      * Whether the client should offer it to the peer at the other end of {@code connected} at all, decided without
      * waiting for {@link #available()} (which may be probing a native library): false leaves it out of the hello.

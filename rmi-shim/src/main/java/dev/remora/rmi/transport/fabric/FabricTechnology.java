@@ -64,6 +64,7 @@ public final class FabricTechnology implements Technology {
     private final Technology fallback;
     private final FabricOptions fabricOptions;
     private volatile Boolean available;
+    private final java.util.concurrent.atomic.AtomicBoolean prewarming = new java.util.concurrent.atomic.AtomicBoolean();
     /** Hosts whose connections were told why they get no libfabric offer (at remora.log=debug). */
     private final java.util.Set<String> toldAbout = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Tests: judge every peer to be on another host (two hosts simulated over loopback). */
@@ -81,6 +82,7 @@ public final class FabricTechnology implements Technology {
         final int handshakeTimeoutMillis;
         final RouterListener listener;
         boolean sharedRings = true;
+        long probeDelayMillis;
 
         /**
          * @param requested remora.transport=fabric (a fallback is then a warning) rather than auto
@@ -102,6 +104,12 @@ public final class FabricTechnology implements Technology {
             this.maxFrame = maxFrame;
             this.handshakeTimeoutMillis = handshakeTimeoutMillis;
             this.listener = listener == null ? RouterListener.NONE : listener;
+        }
+
+        /** For tests (remora.debug.faults=fabric-late): the probe first waits this long, as a slow libfabric start. */
+        public Settings withProbeDelay(long millis) {
+            this.probeDelayMillis = millis;
+            return this;
         }
 
         /** remora.fabric.shared (default true): over shm, offer the peer this side's send ring to map. */
@@ -137,8 +145,14 @@ public final class FabricTechnology implements Technology {
      * wait for, on each side in turn. The router calls it when it is made (a server's first export, a client's first
      * remote call, a registry lookup included).
      */
+    @Override
+    public boolean ready() {
+        return available != null;
+    }
+
+    @Override
     public void prewarm() {
-        if (available != null || !settings.nativeEnabled) {
+        if (available != null || !settings.nativeEnabled || prewarming.getAndSet(true)) {
             return;
         }
         try {
@@ -164,6 +178,13 @@ public final class FabricTechnology implements Technology {
     }
 
     private boolean probe() {
+        if (settings.probeDelayMillis > 0) {
+            try {
+                Thread.sleep(settings.probeDelayMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
         if (!settings.nativeEnabled) {
             if (settings.requested) {
                 settings.listener.fallback("fabric-unavailable", "remora.transport=fabric but remora.native=false:"
