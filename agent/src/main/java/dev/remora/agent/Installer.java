@@ -158,7 +158,6 @@ public final class Installer {
                         .withSendRingBytes(config.integer(Property.FABRIC_RING)))
                 .fabricShared(config.flag(Property.FABRIC_SHARED))
                 .fabricUpgrade(config.flag(Property.FABRIC_UPGRADE))
-                .fabricProbeDelayMillis("fabric-late".equals(config.get(Property.DEBUG_FAULTS)) ? 2000 : 0)
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))

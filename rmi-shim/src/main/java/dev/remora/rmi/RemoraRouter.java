@@ -79,12 +79,18 @@ public final class RemoraRouter implements CallRouter {
                     options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
                     options.fabricProvider, options.fabric, options.fabricSleepNanos,
                     options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
-                    .withSharedRings(options.fabricShared).withProbeDelay(options.fabricProbeDelayMillis), socket);
+                    .withSharedRings(options.fabricShared), socket);
             this.technologies = new Technology[] {socket, fabric};
-            if (options.fabricPrewarm) {
+            // with auto and remora.fabric.upgrade, libfabric loads only for a busy connection (RemoteEndpoint)
+            if (options.fabricPrewarm && !upgrades(options)) {
                 fabric.prewarm();
             }
         }
+    }
+
+    /** remora.fabric.upgrade in force: transport=auto, so fabric is loaded and moved to per busy connection. */
+    static boolean upgrades(RouterOptions options) {
+        return options.fabricUpgrade && options.transport == RouterOptions.Transport.AUTO;
     }
 
     // ---------------------------------------------------------------- client

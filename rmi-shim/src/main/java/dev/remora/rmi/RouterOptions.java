@@ -37,7 +37,6 @@ public final class RouterOptions {
     FabricOptions fabric = FabricOptions.defaults();
     boolean fabricShared = true;
     boolean fabricUpgrade = true;
-    long fabricProbeDelayMillis;
     /** Probe libfabric on a daemon thread when the router is made (tests that count threads turn it off). */
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
@@ -181,18 +180,12 @@ public final class RouterOptions {
     }
 
     /**
-     * remora.fabric.upgrade: with remora.transport=auto, a connection opened while libfabric is still starting goes
-     * over sockets at once and moves to fabric once libfabric is up and the connection has carried some calls; false:
-     * the first connection waits for libfabric's start.
+     * remora.fabric.upgrade: with remora.transport=auto, libfabric is loaded only once a connection has carried
+     * enough calls, which go over sockets until then and move to fabric once it is up; false: libfabric loads as the
+     * router is made and the first connection waits for it.
      */
     public RouterOptions fabricUpgrade(boolean on) {
         fabricUpgrade = on;
-        return this;
-    }
-
-    /** For tests (remora.debug.faults=fabric-late): libfabric's probe first waits this long. */
-    public RouterOptions fabricProbeDelayMillis(long millis) {
-        fabricProbeDelayMillis = millis;
         return this;
     }
 

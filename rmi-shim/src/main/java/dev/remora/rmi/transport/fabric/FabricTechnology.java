@@ -82,7 +82,6 @@ public final class FabricTechnology implements Technology {
         final int handshakeTimeoutMillis;
         final RouterListener listener;
         boolean sharedRings = true;
-        long probeDelayMillis;
 
         /**
          * @param requested remora.transport=fabric (a fallback is then a warning) rather than auto
@@ -104,12 +103,6 @@ public final class FabricTechnology implements Technology {
             this.maxFrame = maxFrame;
             this.handshakeTimeoutMillis = handshakeTimeoutMillis;
             this.listener = listener == null ? RouterListener.NONE : listener;
-        }
-
-        /** For tests (remora.debug.faults=fabric-late): the probe first waits this long, as a slow libfabric start. */
-        public Settings withProbeDelay(long millis) {
-            this.probeDelayMillis = millis;
-            return this;
         }
 
         /** remora.fabric.shared (default true): over shm, offer the peer this side's send ring to map. */
@@ -178,13 +171,6 @@ public final class FabricTechnology implements Technology {
     }
 
     private boolean probe() {
-        if (settings.probeDelayMillis > 0) {
-            try {
-                Thread.sleep(settings.probeDelayMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
         if (!settings.nativeEnabled) {
             if (settings.requested) {
                 settings.listener.fallback("fabric-unavailable", "remora.transport=fabric but remora.native=false:"
