@@ -3,6 +3,7 @@ package dev.remora.rmi;
 import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.wire.Frame;
 import java.io.IOException;
+import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.rmi.UnexpectedException;
 import java.rmi.server.ObjID;
@@ -206,33 +207,12 @@ final class ExplicitAsync {
         return new UnexpectedException("unexpected exception", (Exception) thrown);
     }
 
-    /** What a call of return type {@code type} gives its task at once: the type's default value, boxed. */
+    /**
+     * What a call of return type {@code type} gives its task at once: the type's default value, boxed as the stub
+     * unboxes it (a fresh one-element array's element).
+     */
     static Object placeholder(Class<?> type) {
-        if (!type.isPrimitive() || type == void.class) {
-            return null;
-        }
-        if (type == boolean.class) {
-            return Boolean.FALSE;
-        }
-        if (type == int.class) {
-            return 0;
-        }
-        if (type == long.class) {
-            return 0L;
-        }
-        if (type == double.class) {
-            return 0d;
-        }
-        if (type == float.class) {
-            return 0f;
-        }
-        if (type == char.class) {
-            return '\0';
-        }
-        if (type == short.class) {
-            return (short) 0;
-        }
-        return (byte) 0;
+        return type.isPrimitive() && type != void.class ? Array.get(Array.newInstance(type, 1), 0) : null;
     }
 
     private Executor drainers() {

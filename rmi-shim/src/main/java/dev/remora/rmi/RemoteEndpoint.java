@@ -8,7 +8,6 @@ import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.DataInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -166,19 +165,16 @@ final class RemoteEndpoint {
         try {
             s.setTcpNoDelay(true);
             s.connect(new InetSocketAddress(host, port), options.connectTimeoutMillis);
-            int handshake = options.handshakeTimeout();
-            s.setSoTimeout(handshake > 0 ? Math.min(options.probeTimeoutMillis, handshake)
-                    : options.probeTimeoutMillis);
-            int chosen = hello(s, t.bit());
-            if (chosen != t.bit()) {
+            s.setSoTimeout(helloWaitMillis());
+            byte[] answer = hello(s, t.bit());
+            if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC || FrameBuffer.getShort(answer, 4) != Frame.VERSION) {
+                throw new IOException("unexpected answer to the hello");
+            }
+            if (answer[6] != t.bit()) {
                 close(s);
                 return null;
             }
-            Link link = t.open(s, true);
-            options.listener.linked(t.name(), "Remora connection to " + link.peer() + " over " + t.name()
-                    + (link instanceof FabricLink ? " (" + ((FabricLink) link).provider() + ")" : "")
-                    + ", replacing its socket connection");
-            return new ClientConnection(link, options);
+            return connect(t, s, ", replacing its socket connection");
         } catch (IOException | RuntimeException e) {
             close(s);
             options.listener.debug("moving the connection to " + host + ":" + port + " to " + t.name()
@@ -187,8 +183,14 @@ final class RemoteEndpoint {
         }
     }
 
-    /** Sends the hello offering {@code offered}; returns the technology bit the server chose. */
-    private static int hello(Socket s, int offered) throws IOException {
+    /** How long the client waits for the answer to its hello: as JRMP's client, no longer than its handshake. */
+    private int helloWaitMillis() {
+        int handshake = options.handshakeTimeout();
+        return handshake > 0 ? Math.min(options.probeTimeoutMillis, handshake) : options.probeTimeoutMillis;
+    }
+
+    /** Sends the hello offering the technologies {@code offered}; returns the server's answer. */
+    private static byte[] hello(Socket s, int offered) throws IOException {
         FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
         hello.writeInt(Frame.MAGIC);
         hello.writeShort(Frame.VERSION);
@@ -197,10 +199,16 @@ final class RemoteEndpoint {
         s.getOutputStream().write(hello.array(), 0, hello.length());
         byte[] answer = new byte[Frame.HELLO_LENGTH];
         new DataInputStream(s.getInputStream()).readFully(answer);
-        if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC || FrameBuffer.getShort(answer, 4) != Frame.VERSION) {
-            throw new IOException("unexpected answer to the hello");
-        }
-        return answer[6];
+        return answer;
+    }
+
+    /** The connection over technology {@code t} on the negotiated socket {@code s}, told to the listener. */
+    private ClientConnection connect(Technology t, Socket s, String how) throws IOException {
+        Link link = t.open(s, true);
+        options.listener.linked(link instanceof FabricLink ? "fabric" : "socket", "Remora connection to "
+                + link.peer() + " over " + (link instanceof FabricLink ? "fabric ("
+                + ((FabricLink) link).provider() + ")" : "its socket transport") + how);
+        return new ClientConnection(link, options);
     }
 
     /**
@@ -227,9 +235,7 @@ final class RemoteEndpoint {
             close(s);
             return null; // unreachable: JRMP makes the call and reports it in its own words
         }
-        // The hello is this connection's handshake: as JRMP's client, wait no longer than its handshake timeout.
-        int handshake = options.handshakeTimeout();
-        int wait = handshake > 0 ? Math.min(options.probeTimeoutMillis, handshake) : options.probeTimeoutMillis;
+        int wait = helloWaitMillis(); // the hello is this connection's handshake
         try {
             s.setSoTimeout(wait);
             int offered = 0;
@@ -249,15 +255,7 @@ final class RemoteEndpoint {
             deferred = later;
             upgradeAt = UPGRADE_AFTER_CALLS;
             upgradeTries = 0;
-            FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
-            hello.writeInt(Frame.MAGIC);
-            hello.writeShort(Frame.VERSION);
-            hello.writeByte(offered);
-            hello.writeByte(0);
-            s.getOutputStream().write(hello.array(), 0, hello.length());
-            byte[] answer = new byte[Frame.HELLO_LENGTH];
-            InputStream in = s.getInputStream();
-            new DataInputStream(in).readFully(answer);
+            byte[] answer = hello(s, offered);
             int chosen = answer[6];
             if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC) {
                 return vanilla(s, "answered the hello with something else");
@@ -269,11 +267,7 @@ final class RemoteEndpoint {
             }
             for (Technology t : technologies) {
                 if (t.bit() == chosen) {
-                    Link link = t.open(s, true);
-                    options.listener.linked(link instanceof FabricLink ? "fabric" : "socket", "Remora connection to "
-                            + link.peer() + " over " + (link instanceof FabricLink ? "fabric ("
-                            + ((FabricLink) link).provider() + ")" : "its socket transport"));
-                    return new ClientConnection(link, options);
+                    return connect(t, s, "");
                 }
             }
             return vanilla(s, "chose a technology this JVM does not have (" + chosen + ")");

@@ -99,6 +99,9 @@ class AsyncIT {
     }
 
     private static final int API_MANY = ApiClient.MANY_THREADS * ApiClient.MANY_EACH;
+    /** What {@link ApiClient} prints when every task runs at once (no agent on one side). */
+    private static final List<String> API_SYNCHRONOUS_LINES =
+            List.of("MANY-OK", "INT-OK", "VOID-OK", "THROWS-OK", "MISUSE-OK", "SYNC-OK");
 
     @ParameterizedTest
     @EnumSource(Jdk.class)
@@ -120,8 +123,7 @@ class AsyncIT {
     void withoutTheAgentRemoraAsyncRunsTheTaskAtOnce(Jdk jdk) throws Exception {
         jdk.require();
         Jvm client = apiSession(jdk, true, false, "plain")[0];
-        assertEquals(Arrays.asList("MANY-OK", "INT-OK", "VOID-OK", "THROWS-OK", "MISUSE-OK", "SYNC-OK"),
-                client.stdoutLines(), client::describe);
+        assertEquals(API_SYNCHRONOUS_LINES, client.stdoutLines(), client::describe);
     }
 
     @ParameterizedTest
@@ -129,8 +131,7 @@ class AsyncIT {
     void remoraAsyncAgainstAServerWithoutTheAgentRunsTheTaskAtOnce(Jdk jdk) throws Exception {
         jdk.require();
         Jvm client = apiSession(jdk, false, true, "plain-agent")[0];
-        assertEquals(Arrays.asList("MANY-OK", "INT-OK", "VOID-OK", "THROWS-OK", "MISUSE-OK", "SYNC-OK"),
-                client.stdoutLines(), client::describe);
+        assertEquals(API_SYNCHRONOUS_LINES, client.stdoutLines(), client::describe);
         assertEquals(0, client.stat("async_api_tasks"), client::describe);
         assertEquals(API_MANY + 6, client.stat("async_api_sync"), client::describe);
         assertTrue(client.stderr().contains("Remora.async ran a task synchronously"), client::describe);
