@@ -6,6 +6,7 @@
 #
 #   scripts/startup.sh                   10 pairs per JDK, agent/target/remora-agent.jar
 #   scripts/startup.sh -n 30 --agent-arg remora.log=debug
+#   scripts/startup.sh --rmi             an RMI server instead: exports an object, calls it, System.exit(0)
 #   scripts/startup.sh --help
 #
 # What is measured, per run (one process; the java launcher runs the JVM inside it, so its rusage is the JVM's):
@@ -30,6 +31,7 @@ JVM_OPTS=""
 JDKS="17=/usr/lib/jvm/java-17-openjdk-amd64,25=/usr/lib/jvm/temurin-25-jdk-amd64"
 RAW=""
 PIN=""
+PROGRAM="Hello"
 
 usage() {
     cat <<EOF
@@ -41,6 +43,8 @@ usage: scripts/startup.sh [options] [agent.jar]
   --jdks LIST            name=JAVA_HOME,... (default: $JDKS); a missing one is skipped
   --pin CPUS             run every JVM under taskset -c CPUS (default: unpinned, as a user runs it)
   --raw FILE             also write every run as CSV (jdk,pair,mode,wall_ms,cpu_ms,rss_kib,main_ms,exit_ms)
+  --rmi                  run RmiHello instead of Hello: exports a remote object, calls it once through its stub,
+                         then System.exit(0); its exit includes what RMI's threads blocked in socket calls cost
   -h, --help             this help
 EOF
 }
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
         --jdks) JDKS="$2"; shift 2 ;;
         --pin) PIN="$2"; shift 2 ;;
         --raw) RAW="$2"; shift 2 ;;
+        --rmi) PROGRAM="RmiHello"; shift ;;
         -h|--help) usage; exit 0 ;;
         -*) echo "startup.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
         *) AGENT="$1"; shift ;;
@@ -81,6 +86,36 @@ public class Hello {
 }
 EOF
 
+cat >"$WORK/RmiHello.java" <<'EOF'
+import java.rmi.Remote;
+import java.rmi.RemoteException;
+import java.rmi.server.UnicastRemoteObject;
+
+public class RmiHello {
+    public interface Greeter extends Remote {
+        String greet(String who) throws RemoteException;
+    }
+
+    static final class Impl implements Greeter {
+        public String greet(String who) {
+            return "Hello, " + who;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        long start = System.nanoTime();
+        Impl impl = new Impl();
+        Greeter stub = (Greeter) UnicastRemoteObject.exportObject(impl, 0);
+        if (!"Hello, world".equals(stub.greet("world"))) {
+            throw new AssertionError("wrong greeting");
+        }
+        System.out.println("Hello, world");
+        System.out.println("remora-startup main " + start + " " + System.nanoTime());
+        System.exit(0); // as a server that is told to stop: RMI's accept loop is still listening
+    }
+}
+EOF
+
 # Compile with the oldest JDK given (class files for 17 run on 25).
 JAVAC=""
 IFS=',' read -r -a JDK_LIST <<<"$JDKS"
@@ -92,12 +127,12 @@ if [ -z "$JAVAC" ]; then
     echo "startup.sh: none of the JDKs ($JDKS) has a javac" >&2
     exit 2
 fi
-"$JAVAC" --release 17 -d "$WORK" "$WORK/Hello.java"
+"$JAVAC" --release 17 -d "$WORK" "$WORK/Hello.java" "$WORK/RmiHello.java"
 
-exec python3 - "$WORK" "$AGENT" "$N" "$AGENT_ARG" "$JVM_OPTS" "$JDKS" "$RAW" "$PIN" <<'PY'
+exec python3 - "$WORK" "$AGENT" "$N" "$AGENT_ARG" "$JVM_OPTS" "$JDKS" "$RAW" "$PIN" "$PROGRAM" <<'PY'
 import os, shlex, statistics, subprocess, sys, time
 
-work, agent, n, agent_arg, jvm_opts, jdks, raw_path, pin = sys.argv[1:9]
+work, agent, n, agent_arg, jvm_opts, jdks, raw_path, pin, program = sys.argv[1:10]
 n = int(n)
 opts = shlex.split(jvm_opts)
 javaagent = "-javaagent:" + agent + ("=" + agent_arg if agent_arg else "")
@@ -115,7 +150,7 @@ if not homes:
 
 
 def run(home, with_agent):
-    cmd = [os.path.join(home, "bin", "java")] + opts + ([javaagent] if with_agent else []) + ["-cp", work, "Hello"]
+    cmd = [os.path.join(home, "bin", "java")] + opts + ([javaagent] if with_agent else []) + ["-cp", work, program]
     if pin:
         cmd = ["taskset", "-c", pin] + cmd
     out = os.open(os.path.join(work, "out"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
@@ -146,7 +181,7 @@ raw = open(raw_path, "w") if raw_path else None
 if raw:
     raw.write("jdk,pair,mode,wall_ms,cpu_ms,rss_kib,main_ms,exit_ms\n")
 shown = set()
-print(f"agent: {agent}{' (argument ' + agent_arg + ')' if agent_arg else ''}; {n} pairs per JDK; "
+print(f"program: {program}; agent: {agent}{' (argument ' + agent_arg + ')' if agent_arg else ''}; {n} pairs per JDK; "
       f"JVM options: {jvm_opts or '(none)'}; {'pinned to CPU ' + pin if pin else 'unpinned'}; "
       f"load average before: {open('/proc/loadavg').read().split()[0]}")
 for i in range(n):

@@ -108,6 +108,9 @@ final class Activation {
             Class<?> bridge = BridgeInjector.inject(inst);
             long t3 = System.nanoTime();
             router = new LazyRouter(inst, config, stats);
+            if (config.flag(Property.EXIT_FAST)) {
+                ExitRelease.install(inst, router);
+            }
             Hooks.bind(stats, router);
             MethodHandle[] handles = Hooks.handles(oosFast);
             // a method handle, not getMethod: reflection would resolve every public method's signature and load the

@@ -80,7 +80,16 @@ final class LazyRouter implements CallRouter {
     }
 
     @Override
+    public void exiting() {
+        CallRouter r = router;
+        if (r != null) { // not made: no connection to release
+            r.exiting();
+        }
+    }
+
+    @Override
     public Socket accept(Object connectionHandler, Socket socket) throws IOException {
+        ExitRelease.accepted(socket);
         return router().accept(connectionHandler, socket);
     }
 }

@@ -452,6 +452,17 @@ public final class FabricEndpoint implements Closeable {
         }
     }
 
+    /**
+     * At JVM exit: marks this endpoint closed and wakes a blocked receive or send, which then end with a
+     * {@link ClosedChannelException}; unlike {@link #close()} it waits for no thread and frees nothing (a later close
+     * does nothing), since the process is about to end.
+     */
+    public void wakeForExit() {
+        if (closed.compareAndSet(false, true)) {
+            FabricNative.wakeup(handle);
+        }
+    }
+
     private void ensureOpen() throws ClosedChannelException {
         if (closed.get() || freed) {
             throw new ClosedChannelException();

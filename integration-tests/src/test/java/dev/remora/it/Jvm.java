@@ -125,6 +125,12 @@ public final class Jvm implements AutoCloseable {
         return process.exitValue();
     }
 
+    /** Writes a line to the JVM's standard input. */
+    public void send(String line) throws IOException {
+        process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        process.getOutputStream().flush();
+    }
+
     /** SIGTERM (shutdown hooks run), then waits. */
     public int stop() throws Exception {
         process.destroy();

@@ -43,6 +43,13 @@ public interface CallRouter {
         return null;
     }
 
+    /**
+     * The JVM is exiting and the application's shutdown hooks have run: gets this router's threads out of native
+     * waits, so the JVM need not wait for them. Must not block.
+     */
+    default void exiting() {
+    }
+
     /** Leaves everything to JRMP. */
     CallRouter JRMP = new CallRouter() {
         @Override

@@ -422,6 +422,13 @@ public final class RemoraRouter implements CallRouter {
     }
 
     @Override
+    public void exiting() {
+        for (Technology t : technologies) {
+            t.exiting();
+        }
+    }
+
+    @Override
     public Socket accept(Object connectionHandler, Socket socket) throws IOException {
         RmiInternals.check();
         if (socket.getClass() != Socket.class) {

@@ -70,6 +70,11 @@ public enum Property {
                     + " serializers copy fields at their offsets with its Unsafe, as the JDK's own serialization does"
                     + " (no method handle per field: each one a JVM had not compiled yet spun a class after 127"
                     + " calls); false = method handles."),
+    EXIT_FAST("remora.exit.fast", "true", values("true", "false"),
+            "JVM exit: true = once the application's shutdown hooks have run, RMI's listening sockets are closed and"
+                    + " its accepted connections shut for reading, so no thread is left blocked in a socket call (the"
+                    + " JVM waits up to 300 ms at exit for such threads, with or without Remora); false = as the"
+                    + " JDK does."),
     TYPECACHE("remora.typecache", "connection", values("connection", "call"),
             "Fast serializer's type cache: connection = a class is described once per connection, call = every call."),
     DISPATCH("remora.dispatch", "auto", values("auto", "pool", "inline"),

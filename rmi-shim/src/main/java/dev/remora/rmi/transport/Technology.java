@@ -44,4 +44,8 @@ public interface Technology {
      * @param client true on the side that opened the connection
      */
     Link open(Socket socket, boolean client) throws IOException;
+
+    /** The JVM is exiting: see {@link dev.remora.rmi.CallRouter#exiting()}. Must not block. */
+    default void exiting() {
+    }
 }

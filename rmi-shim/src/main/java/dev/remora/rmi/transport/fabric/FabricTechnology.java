@@ -157,6 +157,11 @@ public final class FabricTechnology implements Technology {
 
     /** Loads the native library on the first call (never at agent install); the answer is then cached. */
     @Override
+    public void exiting() {
+        FabricLink.releaseAllForExit();
+    }
+
+    @Override
     public boolean available() {
         Boolean a = available;
         if (a == null) {

@@ -300,6 +300,41 @@ class FabricLinkTest {
     }
 
     /**
+     * At JVM exit (remora.exit.fast) every thread the links keep in native code must leave it, or the JVM waits up to
+     * 300 ms for it: a receive blocked in libfabric ends with end of stream, both liveness watchers end, and nothing is
+     * reported (an exit is no peer failure).
+     */
+    @Test
+    void releasingForExitEndsABlockedReceiveAndTheWatchersQuietly() throws Exception {
+        open("auto");
+        Future<Throwable> blocked = pool.submit(() -> {
+            try {
+                server.receive((k, id, len) -> new FrameBuffer(16), 0);
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        Thread.sleep(50);
+        assertFalse(blocked.isDone());
+        assertTrue(watchers() >= 2, "liveness watchers running: " + watchers());
+        assertTrue(FabricLink.releaseAllForExit() >= 2);
+        assertInstanceOf(EOFException.class, blocked.get(5, TimeUnit.SECONDS));
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (watchers() > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertEquals(0, watchers(), "liveness watchers left");
+        assertEquals(List.of(), notes);
+        assertEquals(0, FabricLink.releaseAllForExit(), "released links stay released");
+    }
+
+    private static long watchers() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("remora-fabric-watch-") && t.isAlive()).count();
+    }
+
+    /**
      * Idle links cost no CPU: a receiver idle for longer than remora.fabric.sleep (here 1 ms) asks its peer to ring
      * and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that arrive in time, in both
      * directions and after repeated idle stretches, came by the bell.
