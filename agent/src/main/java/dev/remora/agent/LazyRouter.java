@@ -1,5 +1,6 @@
 package dev.remora.agent;
 
+import dev.remora.agent.config.Property;
 import dev.remora.agent.config.RemoraConfig;
 import dev.remora.agent.stats.Stats;
 import dev.remora.rmi.CallRouter;
@@ -32,11 +33,15 @@ final class LazyRouter implements CallRouter {
      * application has started to use RMI (a registry stub, an export), so that the router's classes load and the
      * fabric probe (libfabric's initialisation, about 300 ms here) runs while the application is still looking up its
      * first remote object, rather than inside its first call. The first hook call still makes it if it is not ready.
+     * Then the same thread loads the classes of the first calls ({@link Preload}, remora.preload).
      */
     void makeSoon() {
         Thread t = new Thread(null, () -> {
             try {
-                router();
+                CallRouter r = router();
+                if (r != CallRouter.JRMP && config.flag(Property.PRELOAD)) {
+                    Preload.run(LazyRouter.class.getClassLoader());
+                }
             } catch (Throwable e) {
                 Log.debug("router not made in advance (the first call makes it): " + e);
             }

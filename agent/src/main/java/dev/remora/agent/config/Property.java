@@ -70,6 +70,10 @@ public enum Property {
                     + " serializers copy fields at their offsets with its Unsafe, as the JDK's own serialization does"
                     + " (no method handle per field: each one a JVM had not compiled yet spun a class after 127"
                     + " calls); false = method handles."),
+    PRELOAD("remora.preload", "true", values("true", "false"),
+            "true = once the application starts to use RMI, a background thread loads the classes of Remora's first"
+                    + " calls (about a hundred, which a first call otherwise loads while its caller waits); false ="
+                    + " each loads when first used."),
     EXIT_FAST("remora.exit.fast", "true", values("true", "false"),
             "JVM exit: true = once the application's shutdown hooks have run, RMI's listening sockets are closed and"
                     + " its accepted connections shut for reading, so no thread is left blocked in a socket call (the"

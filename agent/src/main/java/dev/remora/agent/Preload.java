@@ -1,0 +1,59 @@
+package dev.remora.agent;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Loads the classes of a JVM's first Remora calls ahead of them ({@code remora.preload}): the connection and its
+ * frames, the fast serializer and its codec generator, on both the calling and the serving side. About a hundred of
+ * Remora's classes, which a first call otherwise loads one after the other while its caller waits (and its peer,
+ * which then loads its own): the first call of a fresh JVM pair took 60-130 ms against 2-12 ms for JRMP, whose
+ * classes the registry lookup had already loaded.
+ *
+ * <p>Runs on the router's start thread, once the application has started to use RMI, so it overlaps the
+ * application's own start: registry, lookups, exports, waits for its peers. Classes are loaded, not initialised
+ * (no static initialiser runs early, none of them has effects outside the JVM before it is used). The list
+ * ({@value #LIST}) is made by {@code scripts/lib/first-calls-classes.sh} from a JVM pair's class-load log; a name that
+ * no longer exists is skipped (counted in the debug line) and {@code PreloadListIT} fails on it.
+ */
+final class Preload {
+    static final String LIST = "META-INF/remora/first-calls.classes";
+
+    private Preload() {
+    }
+
+    /** Loads the listed classes with {@code loader}; returns how many were found. */
+    static int run(ClassLoader loader) {
+        long start = System.nanoTime();
+        int found = 0, missing = 0;
+        try (InputStream in = Preload.class.getClassLoader().getResourceAsStream(LIST)) {
+            if (in == null) {
+                Log.debug("preload: no " + LIST + " in the agent jar");
+                return 0;
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            for (String line; (line = r.readLine()) != null; ) {
+                String name = line.trim();
+                if (name.isEmpty() || name.startsWith("#")) {
+                    continue;
+                }
+                try {
+                    Class.forName(name, false, loader);
+                    found++;
+                } catch (ClassNotFoundException | LinkageError e) {
+                    missing++;
+                }
+            }
+        } catch (IOException e) {
+            Log.debug("preload: " + e);
+        }
+        if (Log.debugEnabled()) {
+            Log.debug("preloaded " + found + " classes in " + (System.nanoTime() - start) / 1_000_000 + " ms"
+                    + (missing > 0 ? " (" + missing + " listed but not found)" : ""));
+        }
+        return found;
+    }
+}
