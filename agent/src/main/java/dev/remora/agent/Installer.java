@@ -157,7 +157,8 @@ public final class Installer {
                         .withSpinMaxNanos(config.integer(Property.FABRIC_SPIN_MAX))
                         .withSendRingBytes(config.integer(Property.FABRIC_RING)))
                 .fabricShared(config.flag(Property.FABRIC_SHARED))
-                .fabricUpgrade(config.flag(Property.FABRIC_UPGRADE))
+                .fabricUpgrade(!"false".equals(config.get(Property.FABRIC_UPGRADE)),
+                        "always".equals(config.get(Property.FABRIC_UPGRADE)))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))

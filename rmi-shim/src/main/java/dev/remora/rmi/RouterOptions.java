@@ -37,6 +37,7 @@ public final class RouterOptions {
     FabricOptions fabric = FabricOptions.defaults();
     boolean fabricShared = true;
     boolean fabricUpgrade = true;
+    boolean fabricUpgradeWhenBusy;
     /** Probe libfabric on a daemon thread when the router is made (tests that count threads turn it off). */
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
@@ -185,7 +186,16 @@ public final class RouterOptions {
      * router is made and the first connection waits for it.
      */
     public RouterOptions fabricUpgrade(boolean on) {
+        return fabricUpgrade(on, false);
+    }
+
+    /**
+     * As {@link #fabricUpgrade(boolean)}; {@code evenWhenBusy}: move a busy connection whatever the pace of its
+     * calls (remora.fabric.upgrade=always); by default one whose calls come further apart stays on sockets.
+     */
+    public RouterOptions fabricUpgrade(boolean on, boolean evenWhenBusy) {
         fabricUpgrade = on;
+        fabricUpgradeWhenBusy = evenWhenBusy;
         return this;
     }
 

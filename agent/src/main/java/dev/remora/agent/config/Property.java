@@ -44,12 +44,15 @@ public enum Property {
                     + " staged it, and only a 16-byte descriptor goes through libfabric, not the message by the"
                     + " kernel's CMA copy (echo of a byte[100000] in split placement: 17-21 us instead of 36-39 here)."
                     + " false = libfabric moves every message."),
-    FABRIC_UPGRADE("remora.fabric.upgrade", "true", values("true", "false"),
+    FABRIC_UPGRADE("remora.fabric.upgrade", "true", values("true", "always", "false"),
             "With remora.transport=auto: a JVM loads libfabric (about 0.3 s and 0.1-0.2 s of CPU here) only once a"
                     + " connection has carried 4096 calls; until then, and while it loads, calls go over Remora's"
                     + " socket transport, then the connection moves to fabric (not one whose server declared one-way"
-                    + " methods: their order would not hold across two connections). false = libfabric loads when"
-                    + " the first RMI object is used and every connection waits for it."),
+                    + " methods: their order would not hold across two connections). true = only a connection"
+                    + " most of whose calls came less than 100 us after the one before (further apart, a receiver"
+                    + " over shm, which has no wait object, naps where a socket read is woken by the kernel; asked"
+                    + " again after 4096 more calls, three times); always = whatever the pace; false = libfabric"
+                    + " loads when the first RMI object is used and every connection waits for it."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver naps idle (shm, which has no wait fd) before it asks its peer, on the"
                     + " link's TCP connection, to ring before the next frame, and sleeps until then: an idle link costs"

@@ -64,13 +64,15 @@ class FabricIT {
     /**
      * remora.transport=auto (the default): libfabric is not loaded for the first connection, which goes over
      * sockets; once it has carried 4096 calls libfabric loads in both JVMs and the connection moves to fabric, with
-     * calls from three threads going on throughout; none fails or goes by JRMP.
+     * calls from three threads going on throughout; none fails or goes by JRMP. With remora.fabric.upgrade=always:
+     * the default moves only a connection whose calls come back to back, which a loaded CI machine may not give.
      */
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void aBusyConnectionMovesToFabricOnceLibfabricIsUp(Jdk jdk) throws Exception {
         assumeFabric(jdk);
-        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK);
+        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK,
+                "-Dremora.fabric.upgrade=always");
         int port = Jvm.freePort();
         try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
             server.awaitLine("READY", 60);
@@ -87,6 +89,32 @@ class FabricIT {
                 assertEquals(1, client.stat("links_fabric"), client::describe);
                 assertEquals(1, client.stat("links_upgraded"), client::describe);
                 assertTrue(client.stderr().contains("moved to fabric after"), client::describe);
+            }
+        }
+    }
+
+    /**
+     * remora.fabric.upgrade=true (the default): a connection whose calls come 300 us apart (an application that
+     * computes between them) stays on sockets, where the kernel wakes its receivers; after three windows of 4096 calls
+     * it says so (debug) and no longer asks.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aConnectionWhoseCallsComeFarApartStaysOnSockets(Jdk jdk) throws Exception {
+        assumeFabric(jdk);
+        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK);
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, opts, UpgradeClient.class.getName(), String.valueOf(port), "8", "1",
+                    "300")) {
+                int exit = client.waitFor(120);
+                assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
+                long calls = Long.parseLong(client.stdout().trim().substring("CALLS ".length()));
+                assertTrue(calls > 3 * 4096, () -> "too few calls to decide three times\n" + client.describe());
+                assertEquals(0, client.stat("links_upgraded"), client::describe);
+                assertEquals(0, client.stat("links_fabric"), client::describe);
+                assertTrue(client.stderr().contains("stays on its socket transport"), client::describe);
             }
         }
     }
