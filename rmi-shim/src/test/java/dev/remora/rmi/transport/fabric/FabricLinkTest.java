@@ -275,10 +275,9 @@ class FabricLinkTest {
         assertTrue(server.isOpen());
     }
 
-    @Test
-    void peerClosingTheTcpConnectionFailsABlockedReceivePromptly() throws Exception {
-        open("auto");
-        Future<Throwable> blocked = pool.submit(() -> {
+    /** The server link's receive, blocked with no timeout on a pool thread: its future holds what it threw. */
+    private Future<Throwable> blockedReceive() {
+        return pool.submit(() -> {
             try {
                 server.receive((k, id, len) -> new FrameBuffer(16), 0);
                 return null;
@@ -286,6 +285,12 @@ class FabricLinkTest {
                 return t;
             }
         });
+    }
+
+    @Test
+    void peerClosingTheTcpConnectionFailsABlockedReceivePromptly() throws Exception {
+        open("auto");
+        Future<Throwable> blocked = blockedReceive();
         Thread.sleep(50);
         assertFalse(blocked.isDone());
         long t0 = System.nanoTime();
@@ -307,14 +312,7 @@ class FabricLinkTest {
     @Test
     void releasingForExitEndsABlockedReceiveAndTheWatchersQuietly() throws Exception {
         open("auto");
-        Future<Throwable> blocked = pool.submit(() -> {
-            try {
-                server.receive((k, id, len) -> new FrameBuffer(16), 0);
-                return null;
-            } catch (Throwable t) {
-                return t;
-            }
-        });
+        Future<Throwable> blocked = blockedReceive();
         Thread.sleep(50);
         assertFalse(blocked.isDone());
         assertTrue(watchers() >= 2, "liveness watchers running: " + watchers());
