@@ -132,7 +132,7 @@ final class RemoteEndpoint {
         if (calls < upgradeAt) {
             return c;
         }
-        if (2 * closeCalls < calls - windowCalls && !options.fabricUpgradeWhenBusy) {
+        if (2 * closeCalls < calls - windowCalls && !options.fabricUpgradeAnyPace) {
             // Most calls further apart than that (an application that computes between them): a receiver over shm,
             // which has no wait object, is napping when the next frame comes, where a blocked socket read is woken by
             // the kernel. Measured in the papers' apps with 4 ranks on 2 CPUs (about 300 us between calls): compute

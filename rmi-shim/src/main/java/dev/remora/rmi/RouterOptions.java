@@ -37,7 +37,7 @@ public final class RouterOptions {
     FabricOptions fabric = FabricOptions.defaults();
     boolean fabricShared = true;
     boolean fabricUpgrade = true;
-    boolean fabricUpgradeWhenBusy;
+    boolean fabricUpgradeAnyPace;
     /** Probe libfabric on a daemon thread when the router is made (tests that count threads turn it off). */
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
@@ -190,12 +190,12 @@ public final class RouterOptions {
     }
 
     /**
-     * As {@link #fabricUpgrade(boolean)}; {@code evenWhenBusy}: move a busy connection whatever the pace of its
+     * As {@link #fabricUpgrade(boolean)}; {@code anyPace}: move a busy connection whatever the pace of its
      * calls (remora.fabric.upgrade=always); by default one whose calls come further apart stays on sockets.
      */
-    public RouterOptions fabricUpgrade(boolean on, boolean evenWhenBusy) {
+    public RouterOptions fabricUpgrade(boolean on, boolean anyPace) {
         fabricUpgrade = on;
-        fabricUpgradeWhenBusy = evenWhenBusy;
+        fabricUpgradeAnyPace = anyPace;
         return this;
     }
 
