@@ -9,7 +9,6 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 
@@ -73,9 +72,7 @@ final class ExitRelease implements Runnable {
             Field server = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, null)
                     .getDeclaredField("server");
             server.setAccessible(true);
-            inst.redefineModule(Object.class.getModule(), Collections.emptySet(),
-                    Map.of("jdk.internal.access", Set.of(ExitRelease.class.getModule())), Collections.emptyMap(),
-                    Collections.emptySet(), Collections.emptyMap());
+            Installer.exportFromJavaBase(inst, "jdk.internal.access");
             Object jla = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaLangAccess").invoke(null);
             Method register = Class.forName("jdk.internal.access.JavaLangAccess").getMethod("registerShutdownHook",
                     int.class, boolean.class, Runnable.class);

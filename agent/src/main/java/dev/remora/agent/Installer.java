@@ -340,13 +340,18 @@ public final class Installer {
             return;
         }
         try {
-            inst.redefineModule(Object.class.getModule(), Collections.emptySet(),
-                    Map.of("jdk.internal.misc", Set.of(Installer.class.getModule())), Collections.emptyMap(),
-                    Collections.emptySet(), Collections.emptyMap());
+            exportFromJavaBase(inst, "jdk.internal.misc");
         } catch (RuntimeException e) {
             // the serializer then copies fields through method handles: slower to warm up, the same results
             Log.debug("jdk.internal.misc not exported to Remora (" + e + "): serializers use method handles");
         }
+    }
+
+    /** Exports a package of java.base to Remora's module (the agent's, rmi-shim's and the serializer's). */
+    static void exportFromJavaBase(Instrumentation inst, String pkg) {
+        Map<String, Set<Module>> export = Map.of(pkg, Set.of(Installer.class.getModule()));
+        inst.redefineModule(Object.class.getModule(), Collections.emptySet(), export, Collections.emptyMap(),
+                Collections.emptySet(), Collections.emptyMap());
     }
 
     /** Exports and opens the sun.rmi packages to Remora's module: the user adds no --add-opens. */

@@ -40,7 +40,7 @@ final class LazyRouter implements CallRouter {
             try {
                 CallRouter r = router();
                 if (r != CallRouter.JRMP && config.flag(Property.PRELOAD)) {
-                    Preload.run(LazyRouter.class.getClassLoader());
+                    Preload.run();
                 }
             } catch (Throwable e) {
                 Log.debug("router not made in advance (the first call makes it): " + e);

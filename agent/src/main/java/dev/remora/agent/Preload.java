@@ -25,11 +25,12 @@ final class Preload {
     private Preload() {
     }
 
-    /** Loads the listed classes with {@code loader}; returns how many were found. */
-    static int run(ClassLoader loader) {
+    /** Loads the listed classes with the agent's class loader; returns how many were found. */
+    static int run() {
+        ClassLoader loader = Preload.class.getClassLoader();
         long start = System.nanoTime();
         int found = 0, missing = 0;
-        try (InputStream in = Preload.class.getClassLoader().getResourceAsStream(LIST)) {
+        try (InputStream in = loader.getResourceAsStream(LIST)) {
             if (in == null) {
                 Log.debug("preload: no " + LIST + " in the agent jar");
                 return 0;

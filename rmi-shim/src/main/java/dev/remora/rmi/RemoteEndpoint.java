@@ -141,9 +141,7 @@ final class RemoteEndpoint {
             synchronized (this) {
                 closeCalls = 0;
                 windowCalls = calls;
-                upgradeAt = calls + UPGRADE_AFTER_CALLS;
-                if (++upgradeTries >= UPGRADE_TRIES) {
-                    deferred = null;
+                if (postponeMove(calls)) {
                     options.listener.debug("Remora connection to " + host + ":" + port + " stays on its socket"
                             + " transport: most of its calls came more than " + UPGRADE_MAX_GAP_NANOS / 1000
                             + " us apart (remora.fabric.upgrade)");
@@ -176,15 +174,25 @@ final class RemoteEndpoint {
         return c;
     }
 
+    /**
+     * The move is tried again after {@link #UPGRADE_AFTER_CALLS} more calls, or never once it was tried
+     * {@link #UPGRADE_TRIES} times (then true). Under this lock.
+     */
+    private boolean postponeMove(int calls) {
+        upgradeAt = calls + UPGRADE_AFTER_CALLS;
+        if (++upgradeTries >= UPGRADE_TRIES) {
+            deferred = null;
+            return true;
+        }
+        return false;
+    }
+
     private void move(ClientConnection c, Technology t) {
         ClientConnection n = upgrade(t);
         synchronized (this) {
             upgrading = false;
             if (n == null) {
-                upgradeAt = c.callsMade() + 4096;
-                if (++upgradeTries >= UPGRADE_TRIES) {
-                    deferred = null;
-                }
+                postponeMove(c.callsMade());
                 return;
             }
             if (connection != c || c.learnedAsync()) { // c broke meanwhile, or learnt one-way methods: n unused

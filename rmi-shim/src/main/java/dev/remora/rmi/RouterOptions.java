@@ -182,16 +182,10 @@ public final class RouterOptions {
 
     /**
      * remora.fabric.upgrade: with remora.transport=auto, libfabric is loaded only once a connection has carried
-     * enough calls, which go over sockets until then and move to fabric once it is up; false: libfabric loads as the
-     * router is made and the first connection waits for it.
-     */
-    public RouterOptions fabricUpgrade(boolean on) {
-        return fabricUpgrade(on, false);
-    }
-
-    /**
-     * As {@link #fabricUpgrade(boolean)}; {@code anyPace}: move a busy connection whatever the pace of its
-     * calls (remora.fabric.upgrade=always); by default one whose calls come further apart stays on sockets.
+     * enough calls, which go over sockets until then and move to fabric once it is up; false ({@code on} false):
+     * libfabric loads as the router is made and the first connection waits for it. {@code anyPace}: move a busy
+     * connection whatever the pace of its calls (=always); by default one whose calls come further apart stays on
+     * sockets.
      */
     public RouterOptions fabricUpgrade(boolean on, boolean anyPace) {
         fabricUpgrade = on;

@@ -275,9 +275,12 @@ class FabricLinkTest {
         assertTrue(server.isOpen());
     }
 
-    /** The server link's receive, blocked with no timeout on a pool thread: its future holds what it threw. */
-    private Future<Throwable> blockedReceive() {
-        return pool.submit(() -> {
+    /**
+     * The server link's receive, with no timeout on a pool thread, checked to be still blocked 50 ms later: its future
+     * holds what it threw.
+     */
+    private Future<Throwable> blockedReceive() throws InterruptedException {
+        Future<Throwable> blocked = pool.submit(() -> {
             try {
                 server.receive((k, id, len) -> new FrameBuffer(16), 0);
                 return null;
@@ -285,14 +288,15 @@ class FabricLinkTest {
                 return t;
             }
         });
+        Thread.sleep(50);
+        assertFalse(blocked.isDone());
+        return blocked;
     }
 
     @Test
     void peerClosingTheTcpConnectionFailsABlockedReceivePromptly() throws Exception {
         open("auto");
         Future<Throwable> blocked = blockedReceive();
-        Thread.sleep(50);
-        assertFalse(blocked.isDone());
         long t0 = System.nanoTime();
         client.close();
         Throwable t = blocked.get(5, TimeUnit.SECONDS);
@@ -313,8 +317,6 @@ class FabricLinkTest {
     void releasingForExitEndsABlockedReceiveAndTheWatchersQuietly() throws Exception {
         open("auto");
         Future<Throwable> blocked = blockedReceive();
-        Thread.sleep(50);
-        assertFalse(blocked.isDone());
         assertTrue(watchers() >= 2, "liveness watchers running: " + watchers());
         assertTrue(FabricLink.releaseAllForExit() >= 2);
         assertInstanceOf(EOFException.class, blocked.get(5, TimeUnit.SECONDS));
