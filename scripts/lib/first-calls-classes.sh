@@ -81,7 +81,7 @@ pair() { # $1: tag, $2...: JVM options
     wait "$SRV_PID" || true
 }
 pair plain
-pair agent -javaagent:"$AGENT" -Dremora.transport=socket
+pair agent -javaagent:"$AGENT" -Dremora.transport=socket -Dremora.preload=false  # the list itself would be loaded
 python3 - "$W" "$OUT" <<'PY'
 import re, sys
 w, out = sys.argv[1:3]

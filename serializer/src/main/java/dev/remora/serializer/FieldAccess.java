@@ -1,8 +1,5 @@
 package dev.remora.serializer;
 
-import java.lang.invoke.MethodHandle;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.MethodType;
 import java.lang.reflect.Field;
 
 /**
@@ -28,26 +25,18 @@ final class FieldAccess {
     static final Object UNSAFE;
     /** Its class's internal name, for generated code. */
     static final String UNSAFE_CLASS = "jdk/internal/misc/Unsafe";
-    /** {@code (Unsafe, Field)long}: objectFieldOffset. */
-    private static final MethodHandle OFFSET;
 
     static {
         Object u = null;
-        MethodHandle off = null;
         try {
             if (!"false".equals(System.getProperty("remora.serializer.unsafe"))
                     && Object.class.getModule().isExported("jdk.internal.misc", FieldAccess.class.getModule())) {
-                Class<?> c = Class.forName("jdk.internal.misc.Unsafe");
-                u = c.getMethod("getUnsafe").invoke(null);
-                off = MethodHandles.lookup().findVirtual(c, "objectFieldOffset",
-                        MethodType.methodType(long.class, Field.class)).bindTo(u);
+                u = InternalUnsafe.unsafe();
             }
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        } catch (RuntimeException | LinkageError e) {
             u = null;
-            off = null;
         }
         UNSAFE = u;
-        OFFSET = off;
     }
 
     private FieldAccess() {
@@ -55,15 +44,6 @@ final class FieldAccess {
 
     /** The offset of an instance field, or -1 when there is no Unsafe. */
     static long offset(Field f) {
-        if (OFFSET == null) {
-            return -1;
-        }
-        try {
-            return (long) OFFSET.invokeExact(f);
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
-        }
+        return UNSAFE == null ? -1 : InternalUnsafe.offset(f);
     }
 }

@@ -840,13 +840,14 @@ public class RemoraObjectInput extends ObjectInputStream {
      * The object was new: its serializable fields were at their defaults before reading.
      */
     private static void resetFields(Object o, Slot l) {
-        if (l.set == null) {
+        MethodHandle[] set = l.setters();
+        if (set == null) {
             return;
         }
-        for (int i = 0; i < l.set.length; i++) {
+        for (int i = 0; i < set.length; i++) {
             Object dflt = defaultOf(l.types[i]);
             try {
-                l.set[i].invoke(o, dflt);
+                set[i].invoke(o, dflt);
             } catch (Throwable x) {
                 // a field that cannot be written back keeps its value; the ClassCastException is thrown anyway
             }
@@ -977,19 +978,21 @@ public class RemoraObjectInput extends ObjectInputStream {
 
     private void readDefaultFields0(Object o, Slot l, RemoteType.Plan e) throws IOException, ClassNotFoundException {
         RemoteType.RemoteSlot r = e.remote;
-        if (e.sameLayout && l.codec != null) {
+        FieldCodec codec = l.codec;
+        if (e.sameLayout && codec != null) {
             if (swap) {
-                l.codec.readSwapped(o, this);
+                codec.readSwapped(o, this);
             } else {
-                l.codec.read(o, this);
+                codec.read(o, this);
             }
-        } else if (l.set != null) {
+        } else if (l.setters() != null) {
+            MethodHandle[] set = l.setters();
             int[] map = e.map;
             for (int i = 0; i < r.codes.length; i++) {
                 if (Bytes.size(r.codes[i]) != 0) {
                     Object v = readPrimitive(r.codes[i]);
                     if (map[i] >= 0) {
-                        setField(l.set[map[i]], o, v);
+                        setField(set[map[i]], o, v);
                     }
                 }
             }
@@ -1004,7 +1007,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                         if (atomicSlot && handleEx != null && exOf(curHandle) != null) {
                             continue; // the JDK sets none of this slot's fields (see atomicSlot)
                         }
-                        setField(l.set[map[i]], o, v);
+                        setField(set[map[i]], o, v);
                     }
                 }
             }

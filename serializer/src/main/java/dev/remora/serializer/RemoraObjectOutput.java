@@ -9,6 +9,7 @@ import java.io.NotSerializableException;
 import java.io.ObjectOutput;
 import java.io.ObjectOutputStream;
 import java.io.OutputStream;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.SerializedLambda;
 import java.lang.reflect.Proxy;
 import java.nio.ByteBuffer;
@@ -840,18 +841,20 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         if (slot.unmatched) {
             throw new InvalidClassException(slot.cl.getName(), "unmatched serializable field(s) declared");
         }
-        if (slot.codec != null) {
-            slot.codec.write(obj, this);
-        } else if (slot.get != null) {
+        FieldCodec codec = slot.codec;
+        MethodHandle[] get;
+        if (codec != null) {
+            codec.write(obj, this);
+        } else if ((get = slot.getters()) != null) {
             for (int i = 0; i < slot.codes.length; i++) {
                 if (Bytes.size(slot.codes[i]) != 0) {
-                    writePrimitive(slot.codes[i], invoke1(slot.get[i], obj));
+                    writePrimitive(slot.codes[i], invoke1(get[i], obj));
                 }
             }
             boolean[] un = slot.unshared;
             for (int i = 0; i < slot.codes.length; i++) {
                 if (Bytes.size(slot.codes[i]) == 0) {
-                    writeObject0(invoke1(slot.get[i], obj), un != null && un[i]);
+                    writeObject0(invoke1(get[i], obj), un != null && un[i]);
                 }
             }
         } else if (slot.jdkDefaultWrite != null) {

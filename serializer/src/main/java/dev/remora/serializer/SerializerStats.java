@@ -24,6 +24,11 @@ public final class SerializerStats {
             case Slot.ACCESS_JDK_DEFAULT: SLOTS_JDK_DEFAULT.incrementAndGet(); break;
             default: SLOTS_UNREACHABLE.incrementAndGet(); break;
         }
+        codec(generated, failed);
+    }
+
+    /** A codec generated for a slot, or its generation failed (the slot keeps a slower path). */
+    static void codec(boolean generated, boolean failed) {
         if (generated) {
             CODECS_GENERATED.incrementAndGet();
         }

@@ -28,10 +28,18 @@ final class Slot {
     final MethodHandle writeObject;
     final MethodHandle readObject;
     final MethodHandle readObjectNoData;
-    /** Boxed accessors for the generic paths (putFields/readFields, evolved layouts); null when not reachable. */
-    final MethodHandle[] get;
-    final MethodHandle[] set;
-    final FieldCodec codec;
+    /** Boxed accessors for the generic paths (putFields/readFields, evolved layouts): {@link #getters()}. */
+    private volatile MethodHandle[] get;
+    private volatile MethodHandle[] set;
+    /** The declared fields behind the accessors until they are made (Unsafe codec slots), else null. */
+    private Field[] realFields;
+    /** The class's private lookup, or null (then sun.misc.Unsafe, JDK classes before 24). */
+    private MethodHandles.Lookup lookup;
+    /**
+     * Copies the fields between object and stream, or null (the boxed generic path): with the internal Unsafe
+     * first a {@link LoopCodec}, then the generated codec it asks for; without it, a codec on method handles.
+     */
+    volatile FieldCodec codec;
     /** JDK 24+ handles (Object, ObjectOutputStream)void / (Object, ObjectInputStream)void when fields are unreachable. */
     final MethodHandle jdkDefaultWrite;
     final MethodHandle jdkDefaultRead;
@@ -83,12 +91,41 @@ final class Slot {
         int acc = ACCESS_NONE;
         String problem = null;
         try {
-            acc = typedAccessors(g, s, real);
+            acc = reach(real);
         } catch (Throwable t) {
             problem = t.toString();
         }
         FieldCodec c = null;
         boolean codecFailed = false;
+        boolean generated = false;
+        boolean lazy = false;
+        if (acc != ACCESS_NONE) {
+            if (generate && un == null) { // unshared fields (serialPersistentFields) take the generic path
+                try {
+                    c = unsafeCodec(real);
+                    lazy = c != null; // the boxed accessors only for the rarer paths: made at their first use
+                } catch (Throwable t) {
+                    codecFailed = true; // the boxed generic path below still works
+                }
+            }
+            if (!lazy) {
+                try {
+                    typedAccessors(g, s, real);
+                    if (generate && un == null && !codecFailed) {
+                        try {
+                            c = CodecGenerator.generate(cl.getName(), codes, g, s);
+                            generated = true;
+                        } catch (Throwable t) {
+                            codecFailed = true;
+                        }
+                    }
+                    box(g, s);
+                } catch (Throwable t) {
+                    acc = ACCESS_NONE;
+                    problem = t.toString();
+                }
+            }
+        }
         MethodHandle dw = null;
         MethodHandle dr = null;
         if (acc == ACCESS_NONE) {
@@ -101,35 +138,63 @@ final class Slot {
             }
             g = null;
             s = null;
-        } else {
-            if (generate && un == null) { // unshared fields (serialPersistentFields) take the generic path
-                try {
-                    c = unsafeCodec(real);
-                    if (c == null) {
-                        c = CodecGenerator.generate(cl.getName(), codes, g, s);
-                    }
-                } catch (Throwable t) {
-                    c = null; // the boxed generic path below still works
-                    codecFailed = true;
-                }
-            }
-            for (int i = 0; i < n; i++) {
-                Class<?> box = Object.class;
-                g[i] = g[i].asType(MethodType.methodType(box, Object.class));
-                s[i] = s[i].asType(MethodType.methodType(void.class, Object.class, box));
-            }
         }
         if (acc == ACCESS_NONE && problem == null) {
             problem = "fields of " + cl.getName() + " are not accessible";
         }
-        SerializerStats.slot(acc, c != null, codecFailed);
-        get = g;
-        set = s;
+        SerializerStats.slot(acc, generated, codecFailed);
+        if (lazy) {
+            realFields = real;
+        } else {
+            get = g;
+            set = s;
+        }
         codec = c;
         jdkDefaultWrite = dw;
         jdkDefaultRead = dr;
         access = acc;
         accessProblem = problem;
+    }
+
+    /**
+     * The boxed getters ({@code (Object)Object}) for the generic paths (putFields, evolved layouts, resets), made at
+     * their first use when the slot has an Unsafe codec; null when the fields cannot be reached that way.
+     */
+    MethodHandle[] getters() {
+        MethodHandle[] g = get;
+        return g != null || realFields == null ? g : makeAccessors() ? get : null;
+    }
+
+    /** The boxed setters ({@code (Object, Object)void}), as {@link #getters()}. */
+    MethodHandle[] setters() {
+        MethodHandle[] s = set;
+        return s != null || realFields == null ? s : makeAccessors() ? set : null;
+    }
+
+    private synchronized boolean makeAccessors() {
+        if (set != null) {
+            return true;
+        }
+        int n = codes.length;
+        MethodHandle[] g = new MethodHandle[n];
+        MethodHandle[] s = new MethodHandle[n];
+        try {
+            typedAccessors(g, s, realFields);
+            box(g, s);
+        } catch (Throwable t) {
+            realFields = null; // the generic paths then fail naming the class, as for unreachable fields
+            return false;
+        }
+        get = g;
+        set = s;
+        return true;
+    }
+
+    private static void box(MethodHandle[] g, MethodHandle[] s) {
+        for (int i = 0; i < g.length; i++) {
+            g[i] = g[i].asType(MethodType.methodType(Object.class, Object.class));
+            s[i] = s[i].asType(MethodType.methodType(void.class, Object.class, Object.class));
+        }
     }
 
     /** (T, Stream)void or (T)void as (Object, Stream)void, or (Object)void when stream is null. */
@@ -152,10 +217,10 @@ final class Slot {
     }
 
     /**
-     * Fills typed accessors and, in {@code real}, the declared field behind each serializable field (null: none);
-     * returns how the accessors were obtained.
+     * Finds, in {@code real}, the declared field behind each serializable field (null: none) and how they can be
+     * reached: the class's private lookup, sun.misc.Unsafe (JDK classes before 24), or not at all.
      */
-    private int typedAccessors(MethodHandle[] g, MethodHandle[] s, Field[] real) throws ReflectiveOperationException {
+    private int reach(Field[] real) {
         int n = codes.length;
         if (n == 0) {
             return ACCESS_LOOKUP;
@@ -166,15 +231,23 @@ final class Slot {
         } catch (IllegalAccessException | RuntimeException e) {
             lk = null;
         }
-        sun.misc.Unsafe u = JdkSupport.UNSAFE;
+        lookup = lk;
         boolean any = false;
         for (int i = 0; i < n; i++) {
             real[i] = realField(names[i], types[i]);
             any |= real[i] != null;
         }
-        if (lk == null && u == null && any) {
+        if (lk == null && JdkSupport.UNSAFE == null && any) {
             return ACCESS_NONE;
         }
+        return lk != null || !any ? ACCESS_LOOKUP : ACCESS_UNSAFE;
+    }
+
+    /** Fills typed accessors for the fields {@link #reach} found. */
+    private void typedAccessors(MethodHandle[] g, MethodHandle[] s, Field[] real) throws ReflectiveOperationException {
+        int n = codes.length;
+        MethodHandles.Lookup lk = lookup;
+        sun.misc.Unsafe u = JdkSupport.UNSAFE;
         for (int i = 0; i < n; i++) {
             Class<?> t = codes[i] == 'L' || codes[i] == '[' ? Object.class : types[i];
             Field fld = real[i];
@@ -210,7 +283,6 @@ final class Slot {
                         fld.getType().getName()));
             }
         }
-        return lk != null || !any ? ACCESS_LOOKUP : ACCESS_UNSAFE;
     }
 
     private Field realField(String name, Class<?> type) {
@@ -241,7 +313,8 @@ final class Slot {
 
     /**
      * A codec on {@link FieldAccess}'s Unsafe, when it is there and every field of the slot is a real field; null
-     * otherwise (the caller then makes one on method handles).
+     * otherwise (the caller then makes one on method handles). It is the field loop until the slot has been used
+     * {@link #CODEGEN_AFTER} times, then the generated codec.
      */
     private FieldCodec unsafeCodec(Field[] real) throws ReflectiveOperationException {
         if (FieldAccess.UNSAFE == null) {
@@ -258,7 +331,39 @@ final class Slot {
             Class<?> t = real[i].getType();
             checks[i] = t.isPrimitive() || t == Object.class ? null : t;
         }
-        return CodecGenerator.generateUnsafe(cl.getName(), codes, offsets, checks, cl.getName(), names);
+        if (CODEGEN_AFTER > 0) {
+            return new LoopCodec(this, offsets, checks, CODEGEN_AFTER);
+        }
+        FieldCodec c = CodecGenerator.generateUnsafe(cl.getName(), codes, offsets, checks, cl.getName(), names);
+        SerializerStats.codec(true, false);
+        return c;
+    }
+
+    /**
+     * Objects of a slot (written and read) copied by the field loop before its codec is generated:
+     * {@code remora.serializer.codegen.after}, 0 to generate at once.
+     */
+    static final int CODEGEN_AFTER = codegenAfter();
+
+    private static int codegenAfter() {
+        try {
+            return Math.max(0, Integer.parseInt(System.getProperty("remora.serializer.codegen.after", "1000")));
+        } catch (NumberFormatException e) {
+            return 1000;
+        }
+    }
+
+    /** Called once by this slot's {@link LoopCodec}: replaces it with the generated codec, or keeps it on failure. */
+    synchronized void generateCodec(long[] offsets, Class<?>[] checks) {
+        if (!(codec instanceof LoopCodec)) {
+            return; // two threads counted down to zero together
+        }
+        try {
+            codec = CodecGenerator.generateUnsafe(cl.getName(), codes, offsets, checks, cl.getName(), names);
+            SerializerStats.codec(true, false);
+        } catch (Throwable t) {
+            SerializerStats.codec(false, true); // the field loop goes on: it is as correct, only slower
+        }
     }
 
     /**

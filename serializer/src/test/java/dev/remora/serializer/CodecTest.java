@@ -32,7 +32,9 @@ class CodecTest {
         ClassInfo ci = ClassInfo.of(Fixtures.Int32.class);
         assertTrue(ci.fast, "32-int class is on the fast path");
         assertNotNull(ci.slots[0].codec);
-        assertTrue(ci.slots[0].codec.getClass().isHidden());
+        if (FieldAccess.UNSAFE == null || Slot.CODEGEN_AFTER == 0) {
+            assertTrue(ci.slots[0].codec.getClass().isHidden()); // else LoopCodecTest follows it to its generated codec
+        }
         assertEquals(Slot.ACCESS_LOOKUP, ci.slots[0].access);
         assertEquals(128, ci.slots[0].primBytes);
     }

@@ -73,6 +73,11 @@ public enum Property {
                     + " serializers copy fields at their offsets with its Unsafe, as the JDK's own serialization does"
                     + " (no method handle per field: each one a JVM had not compiled yet spun a class after 127"
                     + " calls); false = method handles."),
+    SERIALIZER_CODEGEN_AFTER("remora.serializer.codegen.after", "1000", integer(0, Integer.MAX_VALUE),
+            "With remora.serializer.unsafe: objects of a class (written and read) that a loop over its fields"
+                    + " copies before its own serializer is generated. Generating one costs a fresh JVM milliseconds"
+                    + " (and ASM's loading before the first), which a class that crosses the wire a few times never"
+                    + " earns back. 0 = generate at a class's first use."),
     PRELOAD("remora.preload", "true", values("true", "false"),
             "true = once the application starts to use RMI, a background thread loads the classes of Remora's first"
                     + " calls (about a hundred, which a first call otherwise loads while its caller waits); false ="
