@@ -30,6 +30,8 @@ final class Activation {
     private final RemoraConfig config;
     private final Stats stats;
     private final boolean oosFast;
+    /** The hook points the transformer weaves: the ones checked (remora.oos=fast's were checked at premain). */
+    private final List<HookPoint> points;
     /** Guarded by this. */
     private boolean done;
     /** Guarded by this: the thread activating, whose own class loads must not wait for it (see {@link #weaver}). */
@@ -39,11 +41,12 @@ final class Activation {
     /** Guarded by this; null until activated. */
     private LazyRouter router;
 
-    Activation(Instrumentation inst, RemoraConfig config, Stats stats, boolean oosFast) {
+    Activation(Instrumentation inst, RemoraConfig config, Stats stats, boolean oosFast, List<HookPoint> points) {
         this.inst = inst;
         this.config = config;
         this.stats = stats;
         this.oosFast = oosFast;
+        this.points = points;
     }
 
     /**
@@ -89,7 +92,9 @@ final class Activation {
             return null;
         }
         long t0 = System.nanoTime();
-        List<String> missing = HookCheck.missing(HookPoint.ALL);
+        List<HookPoint> checked = new java.util.ArrayList<>(points);
+        checked.removeAll(HookPoint.OOS_FAST);
+        List<String> missing = HookCheck.missing(checked);
         if (!missing.isEmpty()) {
             Installer.refuse(config, "this JDK (" + Runtime.version() + ") lacks hook points Remora needs: "
                     + String.join("; ", missing) + ". Supported: JDK 17 and 25");

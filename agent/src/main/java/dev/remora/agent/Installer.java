@@ -76,11 +76,12 @@ public final class Installer {
             boolean oosFast = "fast".equals(config.get(Property.OOS)) && oosFastPossible();
             boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
             Stats stats = new Stats();
-            Activation activation = new Activation(inst, config, stats, oosFast);
+            List<HookPoint> points = points(oosFast, counting);
+            Activation activation = new Activation(inst, config, stats, oosFast, points);
             if ((config.strict() || oosFast) && activation.weaver("(premain)") == null) {
                 return;
             }
-            HookTransformer transformer = new HookTransformer(points(oosFast, counting), activation, stats);
+            HookTransformer transformer = new HookTransformer(points, activation, stats);
             inst.addTransformer(transformer, true);
             transformer.retransformLoaded(inst);
             if (config.flag(Property.STATS)) {

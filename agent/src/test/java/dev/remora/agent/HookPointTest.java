@@ -2,6 +2,7 @@ package dev.remora.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remora.agent.bridge.BridgeInjector;
@@ -55,6 +56,30 @@ class HookPointTest {
                 HookCheck.findIn(HookPoint.ALL.get(0), other));
         assertTrue(HookCheck.findIn(HookPoint.ALL.get(0), new byte[] {1, 2, 3}).startsWith("class sun.rmi.server.UnicastRef"
                 + " unreadable"));
+    }
+
+    @Test
+    void theMethodsTableIsReadAsAsmReadsIt() throws Exception {
+        String[][] classes = {{"java.base", "java.lang.String"}, {"java.base", "java.lang.Math"},
+            {"java.base", "java.lang.Character"}, {"java.base", "java.io.ObjectInputStream"},
+            {"java.rmi", "sun.rmi.server.UnicastRef"}, {"java.rmi", "sun.rmi.transport.tcp.TCPTransport$ConnectionHandler"},
+            {"java.base", "java.lang.invoke.MethodHandles$Lookup"}};
+        for (String[] c : classes) {
+            byte[] file = HookCheck.jdkClassFile(c[0], c[1]);
+            java.util.List<String> asm = new java.util.ArrayList<>();
+            new org.objectweb.asm.ClassReader(file).accept(new org.objectweb.asm.ClassVisitor(org.objectweb.asm.Opcodes.ASM9) {
+                @Override
+                public org.objectweb.asm.MethodVisitor visitMethod(int access, String name, String descriptor,
+                        String signature, String[] exceptions) {
+                    asm.add(name + " " + descriptor);
+                    return null;
+                }
+            }, 0);
+            assertEquals(asm, HookCheck.methods(file), c[1]);
+            assertTrue(asm.size() > 3, c[1]);
+            byte[] cut = java.util.Arrays.copyOf(file, file.length / 2);
+            assertThrows(RuntimeException.class, () -> HookCheck.methods(cut), c[1] + " cut in half");
+        }
     }
 
     @Test
