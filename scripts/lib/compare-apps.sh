@@ -44,7 +44,7 @@ esac
 } | tee "$OUT/header.txt" >&2
 echo >&2
 
-echo "config,round,app,size,ranks,wall_ms,compute_ms,comm_ms,cpu_ms,calls,bytes,check" >"$OUT/raw/apps.csv"
+echo "config,round,app,size,ranks,wall_ms,compute_ms,comm_ms,cpu_ms,calls,bytes,check,call_ms" >"$OUT/raw/apps.csv"
 FAILED=()
 START=$SECONDS
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -71,7 +71,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
                     fi
                     csv="$(awk '{ for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
                         print v["app"] "," v["size"] "," v["ranks"] "," v["wall_ms"] "," v["compute_ms"] "," \
-                              v["comm_ms"] "," v["cpu_ms"] "," v["calls"] "," v["bytes"] "," v["check"] }' <<<"$line")"
+                              v["comm_ms"] "," v["cpu_ms"] "," v["calls"] "," v["bytes"] "," v["check"] "," \
+                              v["call_ms"] }' <<<"$line")"
                     echo "$c,$r,$csv" >>"$OUT/raw/apps.csv"
                     echo "  round $r/$ROUNDS $app $size x$n $c: $(cut -d' ' -f5-9 <<<"$line")" \
                         "($(( (SECONDS - START) / 60 )) min $(( (SECONDS - START) % 60 )) s elapsed)" >&2

@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 /**
  * The report of {@code scripts/compare.sh --apps}: reads {@code DIR/raw/apps.csv} (one row per launcher run:
- * {@code config,round,app,size,ranks,wall_ms,compute_ms,comm_ms,cpu_ms,calls,bytes,check}) and the ranks'
+ * {@code config,round,app,size,ranks,wall_ms,compute_ms,comm_ms,cpu_ms,calls,bytes,check[,call_ms]}) and the ranks'
  * {@code [remora] stats-csv} lines in {@code DIR/logs}, writes {@code DIR/summary.md} (after {@code header.txt})
  * with one table per app, size and rank count: per configuration the medians over rounds of wall time (JVM start
  * included), compute-phase time, its share spent communicating, CPU time of all ranks, remote calls, and each
@@ -29,7 +29,7 @@ public final class AppsReport {
     }
 
     record Run(String config, int round, String app, String size, int ranks, double wall, double compute,
-            double comm, double cpu, long calls, long bytes, boolean ok) {
+            double comm, double cpu, long calls, long bytes, boolean ok, double inCalls) {
     }
 
     public static void main(String[] args) throws IOException {
@@ -59,7 +59,8 @@ public final class AppsReport {
             }
             runs.add(new Run(f[0], Integer.parseInt(f[1]), f[2], f[3], Integer.parseInt(f[4]),
                     Double.parseDouble(f[5]), Double.parseDouble(f[6]), Double.parseDouble(f[7]),
-                    Double.parseDouble(f[8]), Long.parseLong(f[9]), Long.parseLong(f[10]), f[11].equals("ok")));
+                    Double.parseDouble(f[8]), Long.parseLong(f[9]), Long.parseLong(f[10]), f[11].equals("ok"),
+                    f.length > 12 && !f[12].isEmpty() ? Double.parseDouble(f[12]) : Double.NaN));
         }
         return runs;
     }
@@ -88,7 +89,9 @@ public final class AppsReport {
                 + "brackets its ratio to " + baseline + "'s median (below 1: faster / cheaper). wall: from starting "
                 + "the first rank JVM to the exit of the last (JVM start, agent start, input, check included). "
                 + "compute: the timed compute phase (barrier to barrier, communication included). comm: the share of "
-                + "the compute phase the slowest rank spent in remote calls or waiting for a peer's data. CPU: all "
+                + "the compute phase the slowest rank spent in remote calls or waiting for a peer's data. in calls: the "
+                + "longest time a rank's main thread spent inside its own remote calls (the rest of comm is waiting "
+                + "for a peer: its computing, its calls, and the wake-ups of the app's threads). CPU: all "
                 + "ranks' CPU time (JIT, GC and a spinning transport included). calls: remote calls the app made in "
                 + "the compute phase (all ranks). Remora/JRMP: calls on Remora's path and on JRMP per rank JVM's "
                 + "agent statistics (whole run, registry lookups included). Box plots: % of time saved against "
@@ -104,8 +107,9 @@ public final class AppsReport {
             }
             b.append("### ").append(app).append(", size ").append(g.getValue().get(0).size()).append(", ")
                     .append(g.getValue().get(0).ranks()).append(" ranks\n\n");
-            b.append("| config | runs | wall ms | compute ms | comm | CPU ms | calls | MB sent | Remora/JRMP | check |\n");
-            b.append("|---|---|---|---|---|---|---|---|---|---|\n");
+            b.append("| config | runs | wall ms | compute ms | comm | in calls ms | CPU ms | calls | MB sent | Remora/JRMP"
+                    + " | check |\n");
+            b.append("|---|---|---|---|---|---|---|---|---|---|---|\n");
             double[] base = medians(g.getValue(), baseline);
             for (String c : configs) {
                 List<Run> rs = new ArrayList<>();
@@ -120,9 +124,10 @@ public final class AppsReport {
                 double[] m = medians(g.getValue(), c);
                 long ok = rs.stream().filter(Run::ok).count();
                 long[] st = stats.get(c + "|" + g.getKey().replace(' ', '-'));
-                b.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.0f%% | %s | %.0f | %.2f | %s | %s |%n", c,
-                        rs.size(), cell(m[0], base[0], c.equals(baseline)), cell(m[1], base[1], c.equals(baseline)),
-                        100 * m[2] / m[1], cell(m[3], base[3], c.equals(baseline)), m[4], m[5] / 1e6,
+                b.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %.0f%% | %s | %s | %.0f | %.2f | %s | %s |%n",
+                        c, rs.size(), cell(m[0], base[0], c.equals(baseline)), cell(m[1], base[1], c.equals(baseline)),
+                        100 * m[2] / m[1], Double.isNaN(m[6]) ? "-" : cell(m[6], base[6], c.equals(baseline)),
+                        cell(m[3], base[3], c.equals(baseline)), m[4], m[5] / 1e6,
                         st == null ? "-" : st[0] + "/" + st[1], ok == rs.size() ? "ok" : (rs.size() - ok) + " WRONG"));
             }
             b.append('\n');
@@ -139,10 +144,10 @@ public final class AppsReport {
         return String.format(Locale.ROOT, "%.1f (%.2f)", v, v / base);
     }
 
-    /** wall, compute, comm, cpu, calls, bytes: medians over the runs of one configuration. */
+    /** wall, compute, comm, cpu, calls, bytes, in calls: medians over the runs of one configuration. */
     private static double[] medians(List<Run> group, String config) {
         List<List<Double>> v = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < 7; i++) {
             v.add(new ArrayList<>());
         }
         for (Run r : group) {
@@ -153,10 +158,13 @@ public final class AppsReport {
                 v.get(3).add(r.cpu());
                 v.get(4).add((double) r.calls());
                 v.get(5).add((double) r.bytes());
+                if (!Double.isNaN(r.inCalls())) {
+                    v.get(6).add(r.inCalls());
+                }
             }
         }
-        double[] m = new double[6];
-        for (int i = 0; i < 6; i++) {
+        double[] m = new double[7];
+        for (int i = 0; i < 7; i++) {
             m[i] = median(v.get(i));
         }
         return m;

@@ -15,6 +15,7 @@ public final class Ctx {
     private long calls;
     private long bytes;
     private long commNanos;
+    private long callNanos;
 
     Ctx(int rank, int ranks, Map<String, String> params) {
         this.rank = rank;
@@ -52,7 +53,9 @@ public final class Ctx {
 
     /** A remote call that started at {@code start} and carried about {@code payload} bytes of data. */
     void called(long start, long payload) {
-        commNanos += System.nanoTime() - start;
+        long t = System.nanoTime() - start;
+        commNanos += t;
+        callNanos += t;
         calls++;
         bytes += payload;
     }
@@ -80,9 +83,15 @@ public final class Ctx {
         return commNanos;
     }
 
+    /** The part of {@link #commNanos} spent inside this thread's own remote calls (not waiting for a peer). */
+    long callNanos() {
+        return callNanos;
+    }
+
     void resetCounters() {
         calls = 0;
         bytes = 0;
         commNanos = 0;
+        callNanos = 0;
     }
 }

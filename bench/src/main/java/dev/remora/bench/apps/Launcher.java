@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
  * Every rank runs the same java with the same options ({@code --jvm-opts}, which is where {@code -javaagent} and
  * {@code -D} options go) and, unless {@code --cpus none}, is pinned with taskset to one CPU of the list, round robin.
  * Prints the ranks' {@code app-rank} lines and one summary:
- * <pre>app-run app=sor ranks=2 size=comm wall_ms=.. compute_ms=.. comm_ms=.. cpu_ms=.. calls=.. bytes=.. check=ok</pre>
+ * <pre>app-run app=sor ranks=2 size=comm wall_ms=.. compute_ms=.. comm_ms=.. cpu_ms=.. calls=.. bytes=.. check=ok call_ms=..</pre>
  * wall_ms: from starting the first JVM to the exit of the last (JVM start, setup and check included);
- * compute_ms and comm_ms: the slowest rank's; cpu_ms: the ranks' CPU time summed (each JVM's own count when it
+ * compute_ms and comm_ms: the slowest rank's; call_ms: the largest time a rank's main thread spent inside its own
+ * remote calls (the rest of comm_ms is waiting for a peer's data); cpu_ms: the ranks' CPU time summed (each JVM's own count when it
  * reported, so its exit is left out); calls, bytes: summed. Exit status: 0 all ranks right, 1 a wrong answer,
  * 2 a failure.
  */
@@ -152,13 +153,14 @@ public final class Launcher {
     }
 
     static String summary(String app, int ranks, String size, long wallNanos, List<String> lines, int worst) {
-        double compute = 0, comm = 0, cpu = 0;
+        double compute = 0, comm = 0, inCalls = 0, cpu = 0;
         long calls = 0, bytes = 0;
         boolean ok = worst == 0 && lines.size() == ranks;
         for (String line : lines) {
             Map<String, String> f = fields(line);
             compute = Math.max(compute, Double.parseDouble(f.get("compute_ms")));
             comm = Math.max(comm, Double.parseDouble(f.get("comm_ms")));
+            inCalls = Math.max(inCalls, Double.parseDouble(f.getOrDefault("call_ms", "0")));
             cpu += Double.parseDouble(f.get("cpu_ms"));
             calls += Long.parseLong(f.get("calls"));
             bytes += Long.parseLong(f.get("bytes"));
@@ -166,8 +168,8 @@ public final class Launcher {
         }
         return String.format(Locale.ROOT,
                 "app-run app=%s ranks=%d size=%s wall_ms=%.1f compute_ms=%.3f comm_ms=%.3f cpu_ms=%.1f calls=%d"
-                        + " bytes=%d check=%s",
-                app, ranks, size, wallNanos / 1e6, compute, comm, cpu, calls, bytes, ok ? "ok" : "wrong");
+                        + " bytes=%d check=%s call_ms=%.3f",
+                app, ranks, size, wallNanos / 1e6, compute, comm, cpu, calls, bytes, ok ? "ok" : "wrong", inCalls);
     }
 
     static Map<String, String> fields(String line) {

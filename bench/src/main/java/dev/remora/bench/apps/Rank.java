@@ -17,7 +17,7 @@ import java.util.Map;
  * {@code --port} and binds the barrier ({@code coordinator}); every rank binds its peer object as {@code rank-<i>}
  * and looks the others up. Then: setup, barrier, timed {@link App#run}, barrier, {@link App#check}, one line on
  * stdout:
- * <pre>app-rank app=sor rank=0 ranks=2 size=comm compute_ms=.. comm_ms=.. calls=.. bytes=.. check_ms=.. cpu_ms=.. check=ok</pre>
+ * <pre>app-rank app=sor rank=0 ranks=2 size=comm compute_ms=.. own_ms=.. comm_ms=.. call_ms=.. calls=.. bytes=.. check_ms=.. cpu_ms=.. check=ok</pre>
  * and a last barrier. Ranks other than 0 then exit; rank 0, which holds the registry and the barrier, exits when its
  * stdin closes (the launcher closes it once the others are gone), so no rank loses a peer mid-call.
  * Exit status 0 when the check passed, 1 when the answer is wrong, 2 on any other failure.
@@ -76,14 +76,15 @@ public final class Rank {
         long t1 = System.nanoTime();
         coordinator.barrier(rank);
         long t2 = System.nanoTime(); // compute phase: until the slowest rank is done
-        long calls = ctx.calls(), bytes = ctx.bytes(), comm = ctx.commNanos();
+        long calls = ctx.calls(), bytes = ctx.bytes(), comm = ctx.commNanos(), inCalls = ctx.callNanos();
         String wrong = app.check(ctx);
         long t3 = System.nanoTime();
         long cpu = processCpuNanos();
         System.out.println(String.format(Locale.ROOT,
-                "app-rank app=%s rank=%d ranks=%d size=%s compute_ms=%.3f own_ms=%.3f comm_ms=%.3f calls=%d bytes=%d"
+                "app-rank app=%s rank=%d ranks=%d size=%s compute_ms=%.3f own_ms=%.3f comm_ms=%.3f call_ms=%.3f"
+                        + " calls=%d bytes=%d"
                         + " check_ms=%.3f cpu_ms=%.1f check=%s",
-                appName, rank, ranks, size, (t2 - t0) / 1e6, (t1 - t0) / 1e6, comm / 1e6, calls, bytes,
+                appName, rank, ranks, size, (t2 - t0) / 1e6, (t1 - t0) / 1e6, comm / 1e6, inCalls / 1e6, calls, bytes,
                 (t3 - t2) / 1e6, cpu / 1e6, wrong == null ? "ok" : "wrong"));
         if (wrong != null) {
             System.err.println("app " + appName + " rank " + rank + ": wrong answer: " + wrong);

@@ -97,6 +97,8 @@ class AppsTest {
             assertEquals("ok", f.get("check"), text);
             assertEquals(2, text.lines().filter(l -> l.startsWith("app-rank ")).count(), text);
             assertTrue(Long.parseLong(f.get("calls")) > 0, text);
+            double inCalls = Double.parseDouble(f.get("call_ms"));
+            assertTrue(inCalls >= 0 && inCalls <= Double.parseDouble(f.get("comm_ms")), text);
         }
     }
 }
