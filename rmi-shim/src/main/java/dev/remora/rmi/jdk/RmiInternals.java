@@ -20,7 +20,8 @@ import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
 
 /**
- * The few JDK-internal RMI members Remora uses, as method handles looked up once. The agent opens
+ * The few JDK-internal RMI members Remora uses: the public ones called directly ({@link RmiDirect}), the others as
+ * method handles looked up once. The agent opens
  * {@code sun.rmi.server}, {@code sun.rmi.transport} and {@code sun.rmi.transport.tcp} to Remora's module
  * ({@code Instrumentation.redefineModule}); tests pass {@code --add-opens}. Nothing here is called without that:
  * {@link #check()} names the fix.
@@ -28,27 +29,18 @@ import org.objectweb.asm.Opcodes;
  * <p>Every member exists with the same signature in JDK 17 and 25.
  */
 public final class RmiInternals {
-    private static final MethodHandle GET_LIVE_REF;      // UnicastRef.getLiveRef()
-    private static final MethodHandle LIVE_REF_OBJID;    // LiveRef.getObjID()
+    // The package-private members, as method handles looked up once; the public ones are called directly (RmiDirect)
     private static final MethodHandle LIVE_REF_EP;       // LiveRef.getEndpoint()
-    private static final MethodHandle EP_HOST;           // TCPEndpoint.getHost()
-    private static final MethodHandle EP_PORT;           // TCPEndpoint.getPort()
-    private static final MethodHandle EP_CSF;            // TCPEndpoint.getClientSocketFactory()
-    private static final MethodHandle EP_SSF;            // TCPEndpoint.getServerSocketFactory()
-    private static final MethodHandle GET_TARGET;        // ObjectTable.getTarget(Remote)
     private static final MethodHandle TARGET_IMPL;       // Target.getImpl()
-    private static final MethodHandle TARGET_STUB;       // Target.getStub()
     private static final MethodHandle TARGET_CCL;        // Target.getContextClassLoader()
     private static final MethodHandle TARGET_INC;        // Target.incrementCallCount()
     private static final MethodHandle TARGET_DEC;        // Target.decrementCallCount()
     private static final MethodHandle TARGET_REMOVED;    // Target.removed
-    private static final MethodHandle MARSHAL_IN;        // new MarshalInputStream(InputStream)
     private static final MethodHandle SKIP_DEFAULT;      // MarshalInputStream.skipDefaultResolveClass()
-    private static final MethodHandle METHOD_HASH;       // Util.computeMethodHash(Method)
     private static final Throwable FAILURE;
 
     static {
-        MethodHandle[] h = new MethodHandle[17];
+        MethodHandle[] h = new MethodHandle[7];
         Throwable failure = null;
         try {
             // Loaded, not initialized: RMI's static state (host name, random ObjIDs) must be set up by the
@@ -58,66 +50,36 @@ public final class RmiInternals {
             Class<?> liveRef = Class.forName("sun.rmi.transport.LiveRef", false, rmi);
             Class<?> endpoint = Class.forName("sun.rmi.transport.Endpoint", false, rmi);
             Class<?> tcpEndpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi);
-            Class<?> objectTable = Class.forName("sun.rmi.transport.ObjectTable", false, rmi);
             Class<?> target = Class.forName("sun.rmi.transport.Target", false, rmi);
             Class<?> marshalIn = Class.forName("sun.rmi.server.MarshalInputStream", false, rmi);
-            Class<?> util = Class.forName("sun.rmi.server.Util", false, rmi);
             MethodHandles.Lookup me = MethodHandles.lookup();
             MethodHandles.Lookup server = MethodHandles.privateLookupIn(unicastRef, me);
             MethodHandles.Lookup transport = MethodHandles.privateLookupIn(target, me);
-            MethodHandles.Lookup tcp = MethodHandles.privateLookupIn(tcpEndpoint, me);
+            MethodHandles.privateLookupIn(tcpEndpoint, me); // RmiDirect's third package: fails here when not open
             MethodType obj = MethodType.methodType(Object.class, Object.class);
-            h[0] = server.findVirtual(unicastRef, "getLiveRef", MethodType.methodType(liveRef)).asType(obj);
-            h[1] = transport.findVirtual(liveRef, "getObjID", MethodType.methodType(ObjID.class))
-                    .asType(MethodType.methodType(ObjID.class, Object.class));
-            h[2] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint)).asType(obj);
-            h[3] = tcp.findVirtual(tcpEndpoint, "getHost", MethodType.methodType(String.class))
-                    .asType(MethodType.methodType(String.class, Object.class));
-            h[4] = tcp.findVirtual(tcpEndpoint, "getPort", MethodType.methodType(int.class))
-                    .asType(MethodType.methodType(int.class, Object.class));
-            h[5] = tcp.findVirtual(tcpEndpoint, "getClientSocketFactory",
-                    MethodType.methodType(RMIClientSocketFactory.class)).asType(obj);
-            h[6] = tcp.findVirtual(tcpEndpoint, "getServerSocketFactory",
-                    MethodType.methodType(RMIServerSocketFactory.class)).asType(obj);
-            h[7] = transport.findStatic(objectTable, "getTarget", MethodType.methodType(target, Remote.class))
-                    .asType(MethodType.methodType(Object.class, Remote.class));
-            h[8] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class))
+            h[0] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint)).asType(obj);
+            h[1] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class))
                     .asType(MethodType.methodType(Remote.class, Object.class));
-            h[9] = transport.findVirtual(target, "getStub", MethodType.methodType(Remote.class))
-                    .asType(MethodType.methodType(Remote.class, Object.class));
-            h[10] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class))
+            h[2] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class))
                     .asType(MethodType.methodType(ClassLoader.class, Object.class));
-            h[11] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class))
+            h[3] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class))
                     .asType(MethodType.methodType(void.class, Object.class));
-            h[12] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class))
+            h[4] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class))
                     .asType(MethodType.methodType(void.class, Object.class));
-            h[13] = transport.findGetter(target, "removed", boolean.class)
+            h[5] = transport.findGetter(target, "removed", boolean.class)
                     .asType(MethodType.methodType(boolean.class, Object.class));
-            h[14] = server.findConstructor(marshalIn, MethodType.methodType(void.class, InputStream.class))
-                    .asType(MethodType.methodType(ObjectInputStream.class, InputStream.class));
-            h[15] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class))
+            h[6] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class))
                     .asType(MethodType.methodType(void.class, ObjectInputStream.class));
-            h[16] = server.findStatic(util, "computeMethodHash", MethodType.methodType(long.class, Method.class));
         } catch (Throwable t) {
             failure = t;
         }
-        GET_LIVE_REF = h[0];
-        LIVE_REF_OBJID = h[1];
-        LIVE_REF_EP = h[2];
-        EP_HOST = h[3];
-        EP_PORT = h[4];
-        EP_CSF = h[5];
-        EP_SSF = h[6];
-        GET_TARGET = h[7];
-        TARGET_IMPL = h[8];
-        TARGET_STUB = h[9];
-        TARGET_CCL = h[10];
-        TARGET_INC = h[11];
-        TARGET_DEC = h[12];
-        TARGET_REMOVED = h[13];
-        MARSHAL_IN = h[14];
-        SKIP_DEFAULT = h[15];
-        METHOD_HASH = h[16];
+        LIVE_REF_EP = h[0];
+        TARGET_IMPL = h[1];
+        TARGET_CCL = h[2];
+        TARGET_INC = h[3];
+        TARGET_DEC = h[4];
+        TARGET_REMOVED = h[5];
+        SKIP_DEFAULT = h[6];
         FAILURE = failure;
     }
 
@@ -135,11 +97,11 @@ public final class RmiInternals {
 
     /** The LiveRef of a {@code sun.rmi.server.UnicastRef} (client) or {@code UnicastServerRef} (server). */
     public static Object liveRef(Object unicastRef) throws Throwable {
-        return GET_LIVE_REF.invokeExact(unicastRef);
+        return RmiDirect.liveRef(unicastRef);
     }
 
     public static ObjID objId(Object liveRef) throws Throwable {
-        return (ObjID) LIVE_REF_OBJID.invokeExact(liveRef);
+        return RmiDirect.objId(liveRef);
     }
 
     /** The LiveRef's endpoint: a TCPEndpoint, whose equals/hashCode cover host, port and both socket factories. */
@@ -152,21 +114,21 @@ public final class RmiInternals {
     }
 
     public static String host(Object tcpEndpoint) throws Throwable {
-        return (String) EP_HOST.invokeExact(tcpEndpoint);
+        return RmiDirect.host(tcpEndpoint);
     }
 
     public static int port(Object tcpEndpoint) throws Throwable {
-        return (int) EP_PORT.invokeExact(tcpEndpoint);
+        return RmiDirect.port(tcpEndpoint);
     }
 
     /** True when the endpoint uses custom socket factories (SSL, ...): Remora leaves it to JRMP. */
     public static boolean hasSocketFactories(Object tcpEndpoint) throws Throwable {
-        return EP_CSF.invokeExact(tcpEndpoint) != null || EP_SSF.invokeExact(tcpEndpoint) != null;
+        return RmiDirect.clientSocketFactory(tcpEndpoint) != null || RmiDirect.serverSocketFactory(tcpEndpoint) != null;
     }
 
     /** ObjectTable's Target of an exported object, or null. */
     public static Object target(Remote impl) throws Throwable {
-        return GET_TARGET.invokeExact(impl);
+        return RmiDirect.target(impl);
     }
 
     public static Remote targetImpl(Object target) throws Throwable {
@@ -174,7 +136,7 @@ public final class RmiInternals {
     }
 
     public static Remote targetStub(Object target) throws Throwable {
-        return (Remote) TARGET_STUB.invokeExact(target);
+        return RmiDirect.targetStub(target);
     }
 
     public static ClassLoader targetLoader(Object target) throws Throwable {
@@ -211,7 +173,7 @@ public final class RmiInternals {
      * ObjectInputFilter applies as for any ObjectInputStream.
      */
     public static ObjectInputStream marshalInput(InputStream in, boolean server) throws Throwable {
-        ObjectInputStream s = (ObjectInputStream) MARSHAL_IN.invokeExact(in);
+        ObjectInputStream s = RmiDirect.marshalInput(in);
         if (server) {
             SKIP_DEFAULT.invokeExact(s);
         }
@@ -220,7 +182,7 @@ public final class RmiInternals {
 
     /** RMI's method hash, exactly as stubs compute it. */
     public static long methodHash(Method m) throws Throwable {
-        return (long) METHOD_HASH.invokeExact(m);
+        return RmiDirect.methodHash(m);
     }
 
     /** Target.getDispatcher() and UnicastServerRef.filter, looked up on first use (fast serializer only). */
@@ -324,19 +286,26 @@ public final class RmiInternals {
     private static final class Settings {
         static int intField(String className, String field, String property, int dflt) {
             try {
-                Class<?> c = Class.forName(className, false, Remote.class.getClassLoader());
-                return (int) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c, field,
-                        int.class).invoke();
+                return staticField(className, field).getInt(null);
             } catch (Throwable t) {
                 return Integer.getInteger(property, dflt); // what that field is initialized from
             }
         }
 
+        /**
+         * A private static field, made accessible (reflection, not a method handle: on JDK 17 a field read this way
+         * spins no class). Reading it initializes its class.
+         */
+        static Field staticField(String className, String field) throws ReflectiveOperationException {
+            Class<?> c = Class.forName(className, true, Remote.class.getClassLoader());
+            Field f = c.getDeclaredField(field);
+            f.setAccessible(true);
+            return f;
+        }
+
         static long longField(String className, String field, String property, long dflt) {
             try {
-                Class<?> c = Class.forName(className, false, Remote.class.getClassLoader());
-                return (long) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c, field,
-                        long.class).invoke();
+                return staticField(className, field).getLong(null);
             } catch (Throwable t) {
                 return Long.getLong(property, dflt);
             }
@@ -348,9 +317,7 @@ public final class RmiInternals {
 
         private static long read() {
             try {
-                Class<?> c = Class.forName("sun.rmi.transport.DGCAckHandler", false, Remote.class.getClassLoader());
-                return (long) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c,
-                        "dgcAckTimeout", long.class).invoke();
+                return Settings.staticField("sun.rmi.transport.DGCAckHandler", "dgcAckTimeout").getLong(null);
             } catch (Throwable t) {
                 return Long.getLong("sun.rmi.dgc.ackTimeout", 300_000); // what that field is initialized from
             }
@@ -371,9 +338,8 @@ public final class RmiInternals {
 
         private static boolean read() {
             try {
-                Class<?> c = Class.forName("sun.rmi.server.UnicastServerRef", false, Remote.class.getClassLoader());
-                return (boolean) MethodHandles.privateLookupIn(c, MethodHandles.lookup()).findStaticGetter(c,
-                        "suppressStackTraces", boolean.class).invoke();
+                return Settings.staticField("sun.rmi.server.UnicastServerRef", "suppressStackTraces")
+                        .getBoolean(null);
             } catch (Throwable t) {
                 return Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
             }

@@ -1,0 +1,69 @@
+package dev.remora.rmi.jdk;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.ObjectInputStream;
+import java.lang.reflect.Method;
+import java.rmi.Remote;
+import java.rmi.server.ObjID;
+import java.rmi.server.RMIClientSocketFactory;
+import java.rmi.server.RMIServerSocketFactory;
+import sun.rmi.server.MarshalInputStream;
+import sun.rmi.server.UnicastRef;
+import sun.rmi.server.Util;
+import sun.rmi.transport.LiveRef;
+import sun.rmi.transport.ObjectTable;
+import sun.rmi.transport.Target;
+import sun.rmi.transport.tcp.TCPEndpoint;
+
+/**
+ * The public members of the JDK's RMI internals that {@link RmiInternals} uses, called directly: a method handle
+ * per member spun classes in every JVM's first calls. Compiled on its own with {@code --add-exports} for the three
+ * packages (the rest of the module is compiled with {@code --release 17}, which cannot name them); at run time the
+ * agent opens them to Remora's module, and nothing here runs before {@link RmiInternals#check()} has seen that.
+ * Every member is public with the same signature in JDK 17 and 25.
+ */
+final class RmiDirect {
+    private RmiDirect() {
+    }
+
+    static Object liveRef(Object unicastRef) {
+        return ((UnicastRef) unicastRef).getLiveRef();
+    }
+
+    static ObjID objId(Object liveRef) {
+        return ((LiveRef) liveRef).getObjID();
+    }
+
+    static String host(Object tcpEndpoint) {
+        return ((TCPEndpoint) tcpEndpoint).getHost();
+    }
+
+    static int port(Object tcpEndpoint) {
+        return ((TCPEndpoint) tcpEndpoint).getPort();
+    }
+
+    static RMIClientSocketFactory clientSocketFactory(Object tcpEndpoint) {
+        return ((TCPEndpoint) tcpEndpoint).getClientSocketFactory();
+    }
+
+    static RMIServerSocketFactory serverSocketFactory(Object tcpEndpoint) {
+        return ((TCPEndpoint) tcpEndpoint).getServerSocketFactory();
+    }
+
+    static Object target(Remote impl) {
+        return ObjectTable.getTarget(impl);
+    }
+
+    static Remote targetStub(Object target) {
+        return ((Target) target).getStub();
+    }
+
+    static ObjectInputStream marshalInput(InputStream in) throws IOException {
+        return new MarshalInputStream(in);
+    }
+
+    static long methodHash(Method m) {
+        return Util.computeMethodHash(m);
+    }
+}
