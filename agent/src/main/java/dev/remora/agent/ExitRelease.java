@@ -103,7 +103,12 @@ final class ExitRelease implements Runnable {
      */
     @Override
     public void run() {
-        Thread t = new Thread(null, this::release, "remora-exit", 0, false);
+        Thread t = new Thread(null, new Runnable() { // a class, not a lambda: nothing spun at exit
+            @Override
+            public void run() {
+                release();
+            }
+        }, "remora-exit", 0, false);
         t.setDaemon(true);
         t.start();
         try {

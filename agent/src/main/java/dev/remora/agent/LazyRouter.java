@@ -36,14 +36,17 @@ final class LazyRouter implements CallRouter {
      * Then the same thread loads the classes of the first calls ({@link Preload}, remora.preload).
      */
     void makeSoon() {
-        Thread t = new Thread(null, () -> {
-            try {
-                CallRouter r = router();
-                if (r != CallRouter.JRMP && config.flag(Property.PRELOAD)) {
-                    Preload.run();
+        Thread t = new Thread(null, new Runnable() { // a class, not a lambda: nothing spun at start
+            @Override
+            public void run() {
+                try {
+                    CallRouter r = router();
+                    if (r != CallRouter.JRMP && config.flag(Property.PRELOAD)) {
+                        Preload.run();
+                    }
+                } catch (Throwable e) {
+                    Log.debug("router not made in advance (the first call makes it): " + e);
                 }
-            } catch (Throwable e) {
-                Log.debug("router not made in advance (the first call makes it): " + e);
             }
         }, "remora-router-start", 0, false);
         t.setDaemon(true);

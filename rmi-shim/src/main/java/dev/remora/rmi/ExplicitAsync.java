@@ -39,7 +39,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ExplicitAsync {
     private final RemoraRouter router;
     private final RouterOptions options;
-    private final ThreadLocal<Capture> captures = ThreadLocal.withInitial(Capture::new);
+    private final ThreadLocal<Capture> captures = new ThreadLocal<>() {
+        @Override
+        protected Capture initialValue() {
+            return new Capture();
+        }
+    };
     /** Set by the first task: until then a call pays one volatile read for this. */
     private volatile boolean used;
     private volatile Executor drainers;

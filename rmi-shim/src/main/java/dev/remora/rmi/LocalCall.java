@@ -67,7 +67,12 @@ final class LocalCall {
     LocalCall(RouterOptions options, Dispatcher dispatcher) {
         this.options = options;
         this.dispatcher = dispatcher;
-        this.states = ThreadLocal.withInitial(() -> new State(options));
+        this.states = new ThreadLocal<>() {
+            @Override
+            protected State initialValue() {
+                return new State(options);
+            }
+        };
     }
 
     /**

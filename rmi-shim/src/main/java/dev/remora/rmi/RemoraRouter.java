@@ -50,7 +50,12 @@ public final class RemoraRouter implements CallRouter {
     private final ExportTable exports = new ExportTable();
     private final Dispatcher dispatcher;
     private final LocalCall localCalls;
-    private final ThreadLocal<PendingCall> calls = ThreadLocal.withInitial(PendingCall::new);
+    private final ThreadLocal<PendingCall> calls = new ThreadLocal<>() {
+        @Override
+        protected PendingCall initialValue() {
+            return new PendingCall();
+        }
+    };
     private final ExplicitAsync api;
     private volatile Executor pool;
 

@@ -49,7 +49,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayBatcher.Holder {
     private static final ThreadLocal<FrameBuffer> REPLY =
-            ThreadLocal.withInitial(() -> new FrameBuffer(512).allowTail());
+            new ThreadLocal<>() {
+                @Override
+                protected FrameBuffer initialValue() {
+                    return new FrameBuffer(512).allowTail();
+                }
+            };
 
     private final Link link;
     private final Object connectionHandler;

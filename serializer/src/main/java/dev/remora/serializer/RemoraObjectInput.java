@@ -52,7 +52,12 @@ import java.util.List;
 public class RemoraObjectInput extends ObjectInputStream {
     private static final Object UNSHARED = new Object();
     private static final Object SKIPPED = new Object();
-    private static final InvocationHandler DUMMY = (p, m, a) -> null;
+    private static final InvocationHandler DUMMY = new InvocationHandler() { // a class: nothing spun at start
+        @Override
+        public Object invoke(Object p, java.lang.reflect.Method m, Object[] a) {
+            return null;
+        }
+    };
 
     /** Accessed by generated codecs. */
     byte[] buf;

@@ -34,11 +34,14 @@ public final class SystemThreads {
     /** A new, not started thread named {@code name} that runs {@code task}. */
     @SuppressWarnings("removal") // doPrivileged: on JDK 17 the thread's inherited context is cut at this frame
     public static Thread newThread(Runnable task, String name, boolean daemon) {
-        return AccessController.doPrivileged((PrivilegedAction<Thread>) () -> {
-            Thread t = new Thread(ROOT, task, name, 0, false);
-            t.setContextClassLoader(ClassLoader.getSystemClassLoader());
-            t.setDaemon(daemon);
-            return t;
+        return AccessController.doPrivileged(new PrivilegedAction<Thread>() { // not a lambda: nothing spun
+            @Override
+            public Thread run() {
+                Thread t = new Thread(ROOT, task, name, 0, false);
+                t.setContextClassLoader(ClassLoader.getSystemClassLoader());
+                t.setDaemon(daemon);
+                return t;
+            }
         });
     }
 }

@@ -140,6 +140,7 @@ final class HostSpinners {
     }
 
     private static boolean alive(int pid) {
-        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        java.util.Optional<ProcessHandle> h = ProcessHandle.of(pid);
+        return h.isPresent() && h.get().isAlive();
     }
 }

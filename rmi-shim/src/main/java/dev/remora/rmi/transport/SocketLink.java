@@ -41,8 +41,28 @@ final class SocketLink implements Link {
     private byte[] scratch; // guarded by sendLock
     private int spinBackoff; // the reading thread's, as backoffLevel
     private int backoffLevel;
-    /** Made once: a method reference to this link's method is a new object each time it is evaluated. */
-    private final java.util.function.BooleanSupplier bytesWaiting = this::bytesWaiting;
+    /**
+     * Made once (a method reference is a new object each time it is evaluated), as classes: lambdas and method
+     * references spin a class each at their first use, in every JVM's first calls.
+     */
+    private final java.util.function.BooleanSupplier bytesWaiting = new java.util.function.BooleanSupplier() {
+        @Override
+        public boolean getAsBoolean() {
+            return bytesWaiting();
+        }
+    };
+    private static final java.util.function.LongSupplier NANO_TIME = new java.util.function.LongSupplier() {
+        @Override
+        public long getAsLong() {
+            return System.nanoTime();
+        }
+    };
+    private static final Runnable YIELD = new Runnable() {
+        @Override
+        public void run() {
+            Thread.yield();
+        }
+    };
 
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
         this.socket = socket;
@@ -157,7 +177,7 @@ final class SocketLink implements Link {
         int r;
         CpuWatch.spinning();
         try {
-            r = spinWait(bytesWaiting, spinNanos, System::nanoTime, Thread::yield);
+            r = spinWait(bytesWaiting, spinNanos, NANO_TIME, YIELD);
         } finally {
             CpuWatch.spun();
         }
