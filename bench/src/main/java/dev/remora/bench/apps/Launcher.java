@@ -27,8 +27,9 @@ import java.util.concurrent.TimeUnit;
  * wall_ms: from starting the first JVM to the exit of the last (JVM start, setup and check included);
  * compute_ms and comm_ms: the slowest rank's; call_ms: the largest time a rank's main thread spent inside its own
  * remote calls (the rest of comm_ms is waiting for a peer's data); cpu_ms: the ranks' CPU time summed (each JVM's own count when it
- * reported, so its exit is left out); calls, bytes: summed. Exit status: 0 all ranks right, 1 a wrong answer,
- * 2 a failure.
+ * reported, so its exit is left out); calls, bytes: summed; check: ok, wrong (a rank's answer), or incomplete (a
+ * rank's line missing, e.g. cut by JVM output such as -XX:+PrintCompilation on the same stdout). Exit status: 0 all
+ * ranks right, 1 a wrong answer, 2 a failure.
  */
 public final class Launcher {
 
@@ -169,7 +170,8 @@ public final class Launcher {
         return String.format(Locale.ROOT,
                 "app-run app=%s ranks=%d size=%s wall_ms=%.1f compute_ms=%.3f comm_ms=%.3f cpu_ms=%.1f calls=%d"
                         + " bytes=%d check=%s call_ms=%.3f",
-                app, ranks, size, wallNanos / 1e6, compute, comm, cpu, calls, bytes, ok ? "ok" : "wrong", inCalls);
+                app, ranks, size, wallNanos / 1e6, compute, comm, cpu, calls, bytes,
+                ok ? "ok" : lines.size() < ranks ? "incomplete" : "wrong", inCalls);
     }
 
     static Map<String, String> fields(String line) {

@@ -77,6 +77,21 @@ class AppsTest {
     }
 
     @Test
+    void aMissingRankLineIsIncompleteNotWrong() {
+        String line = "app-rank app=sor rank=0 ranks=2 size=comm compute_ms=10 own_ms=9 comm_ms=5 call_ms=4 calls=3"
+                + " bytes=30 check_ms=1 cpu_ms=100 check=ok";
+        String wrong = line.replace("rank=0", "rank=1").replace("check=ok", "check=wrong");
+        Map<String, String> both = Launcher.fields(Launcher.summary("sor", 2, "comm", 1_000_000L,
+                java.util.List.of(line, line.replace("rank=0", "rank=1")), 0));
+        assertEquals("ok", both.get("check"));
+        assertEquals("4.000", both.get("call_ms"));
+        assertEquals("incomplete", Launcher.fields(Launcher.summary("sor", 2, "comm", 1_000_000L,
+                java.util.List.of(line), 0)).get("check"));
+        assertEquals("wrong", Launcher.fields(Launcher.summary("sor", 2, "comm", 1_000_000L,
+                java.util.List.of(line, wrong), 1)).get("check"));
+    }
+
+    @Test
     void sorAndAspWithTwoRankJvms() throws Exception {
         String cp = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         for (String app : new String[] {"sor", "asp"}) {
