@@ -70,31 +70,16 @@ final class LoopCodec extends FieldCodec {
 
     @Override
     void read(Object obj, RemoraObjectInput in) throws IOException, ClassNotFoundException {
-        used();
-        if (primBytes > 0) {
-            int p = in.take(primBytes);
-            byte[] buf = in.buf;
-            char[] cs = codes;
-            long[] off = offsets;
-            for (int i = 0; i < cs.length; i++) {
-                switch (cs[i]) {
-                    case 'Z': InternalUnsafe.putBoolean(obj, off[i], buf[p++] != 0); break;
-                    case 'B': InternalUnsafe.putByte(obj, off[i], buf[p++]); break;
-                    case 'C': InternalUnsafe.putChar(obj, off[i], (char) Bytes.NC.get(buf, p)); p += 2; break;
-                    case 'S': InternalUnsafe.putShort(obj, off[i], (short) Bytes.NS.get(buf, p)); p += 2; break;
-                    case 'I': InternalUnsafe.putInt(obj, off[i], (int) Bytes.NI.get(buf, p)); p += 4; break;
-                    case 'F': InternalUnsafe.putFloat(obj, off[i], (float) Bytes.NF.get(buf, p)); p += 4; break;
-                    case 'J': InternalUnsafe.putLong(obj, off[i], (long) Bytes.NJ.get(buf, p)); p += 8; break;
-                    case 'D': InternalUnsafe.putDouble(obj, off[i], (double) Bytes.ND.get(buf, p)); p += 8; break;
-                    default: break;
-                }
-            }
-        }
-        readReferences(obj, in);
+        read(obj, in, false);
     }
 
     @Override
     void readSwapped(Object obj, RemoraObjectInput in) throws IOException, ClassNotFoundException {
+        read(obj, in, true);
+    }
+
+    /** The sender's byte order is the opposite of ours when {@code swap} (the S views; both views are constants). */
+    private void read(Object obj, RemoraObjectInput in, boolean swap) throws IOException, ClassNotFoundException {
         used();
         if (primBytes > 0) {
             int p = in.take(primBytes);
@@ -105,12 +90,42 @@ final class LoopCodec extends FieldCodec {
                 switch (cs[i]) {
                     case 'Z': InternalUnsafe.putBoolean(obj, off[i], buf[p++] != 0); break;
                     case 'B': InternalUnsafe.putByte(obj, off[i], buf[p++]); break;
-                    case 'C': InternalUnsafe.putChar(obj, off[i], (char) Bytes.SC.get(buf, p)); p += 2; break;
-                    case 'S': InternalUnsafe.putShort(obj, off[i], (short) Bytes.SS.get(buf, p)); p += 2; break;
-                    case 'I': InternalUnsafe.putInt(obj, off[i], (int) Bytes.SI.get(buf, p)); p += 4; break;
-                    case 'F': InternalUnsafe.putFloat(obj, off[i], (float) Bytes.SF.get(buf, p)); p += 4; break;
-                    case 'J': InternalUnsafe.putLong(obj, off[i], (long) Bytes.SJ.get(buf, p)); p += 8; break;
-                    case 'D': InternalUnsafe.putDouble(obj, off[i], (double) Bytes.SD.get(buf, p)); p += 8; break;
+                    case 'C': {
+                        char v = swap ? (char) Bytes.SC.get(buf, p) : (char) Bytes.NC.get(buf, p);
+                        InternalUnsafe.putChar(obj, off[i], v);
+                        p += 2;
+                        break;
+                    }
+                    case 'S': {
+                        short v = swap ? (short) Bytes.SS.get(buf, p) : (short) Bytes.NS.get(buf, p);
+                        InternalUnsafe.putShort(obj, off[i], v);
+                        p += 2;
+                        break;
+                    }
+                    case 'I': {
+                        int v = swap ? (int) Bytes.SI.get(buf, p) : (int) Bytes.NI.get(buf, p);
+                        InternalUnsafe.putInt(obj, off[i], v);
+                        p += 4;
+                        break;
+                    }
+                    case 'F': {
+                        float v = swap ? (float) Bytes.SF.get(buf, p) : (float) Bytes.NF.get(buf, p);
+                        InternalUnsafe.putFloat(obj, off[i], v);
+                        p += 4;
+                        break;
+                    }
+                    case 'J': {
+                        long v = swap ? (long) Bytes.SJ.get(buf, p) : (long) Bytes.NJ.get(buf, p);
+                        InternalUnsafe.putLong(obj, off[i], v);
+                        p += 8;
+                        break;
+                    }
+                    case 'D': {
+                        double v = swap ? (double) Bytes.SD.get(buf, p) : (double) Bytes.ND.get(buf, p);
+                        InternalUnsafe.putDouble(obj, off[i], v);
+                        p += 8;
+                        break;
+                    }
                     default: break;
                 }
             }

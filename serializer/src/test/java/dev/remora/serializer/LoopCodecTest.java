@@ -50,6 +50,15 @@ class LoopCodecTest {
         }
     }
 
+    /** Only int fields: a sender of the other byte order is simulated by reversing each 4-byte group. */
+    static class Ints implements Serializable {
+        private static final long serialVersionUID = 1L;
+        int a = 0x01020304;
+        int b = -2;
+        int c = Integer.MIN_VALUE;
+        int d = 0x7f00ff01;
+    }
+
     private static void assumeLoop() {
         assumeTrue(FieldAccess.UNSAFE != null && Slot.CODEGEN_AFTER > 0, "this run generates codecs at once");
     }
@@ -85,6 +94,34 @@ class LoopCodecTest {
         byte[] byGenerated = new RoundTrip().write(m);
         assertArrayEquals(byLoop, byGenerated);
         assertSame(m, (Mixed) new RoundTrip().read(byLoop, 1)[0]); // the generated codec reads what the loop wrote
+    }
+
+    @Test
+    void bothCodecsReadASenderOfTheOtherByteOrder() throws Exception {
+        assumeLoop();
+        Slot slot = ClassInfo.of(Ints.class).slots[0];
+        RoundTrip rt = new RoundTrip();
+        Ints o = new Ints();
+        for (int round = 0; round < 2; round++) { // the loop, then the generated codec
+            rt.read(rt.write(o), 1); // teach the reader the type: the next message is the header and four ints
+            byte[] m = rt.write(o);
+            byte[] swapped = m.clone();
+            swapped[0] ^= Wire.F_LITTLE_ENDIAN;
+            for (int p = 4; p < swapped.length; p += 4) {
+                for (int k = 0; k < 4; k++) {
+                    swapped[p + k] = m[p + 3 - k];
+                }
+            }
+            assertEquals(round == 0, slot.codec instanceof LoopCodec);
+            Ints back = (Ints) rt.read(swapped, 1)[0];
+            assertEquals(o.a, back.a);
+            assertEquals(o.b, back.b);
+            assertEquals(o.c, back.c);
+            assertEquals(o.d, back.d);
+            for (int k = 0; k < Slot.CODEGEN_AFTER && slot.codec instanceof LoopCodec; k++) {
+                rt.roundTrip(o);
+            }
+        }
     }
 
     @Test
