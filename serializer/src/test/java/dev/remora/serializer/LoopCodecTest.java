@@ -104,14 +104,7 @@ class LoopCodecTest {
         Ints o = new Ints();
         for (int round = 0; round < 2; round++) { // the loop, then the generated codec
             rt.read(rt.write(o), 1); // teach the reader the type: the next message is the header and four ints
-            byte[] m = rt.write(o);
-            byte[] swapped = m.clone();
-            swapped[0] ^= Wire.F_LITTLE_ENDIAN;
-            for (int p = 4; p < swapped.length; p += 4) {
-                for (int k = 0; k < 4; k++) {
-                    swapped[p + k] = m[p + 3 - k];
-                }
-            }
+            byte[] swapped = RoundTrip.otherByteOrder(rt.write(o), 4);
             assertEquals(round == 0, slot.codec instanceof LoopCodec);
             Ints back = (Ints) rt.read(swapped, 1)[0];
             assertEquals(o.a, back.a);

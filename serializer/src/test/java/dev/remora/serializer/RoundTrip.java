@@ -58,6 +58,21 @@ final class RoundTrip {
         return read(write(objs), objs.length);
     }
 
+    /**
+     * The message as a sender of the other byte order would have written it, for a message whose bytes from
+     * {@code from} on are 4-byte values only (ints, floats): the flag flipped, each group reversed.
+     */
+    static byte[] otherByteOrder(byte[] m, int from) {
+        byte[] swapped = m.clone();
+        swapped[0] ^= Wire.F_LITTLE_ENDIAN;
+        for (int p = from; p < swapped.length; p += 4) {
+            for (int k = 0; k < 4; k++) {
+                swapped[p + k] = m[p + 3 - k];
+            }
+        }
+        return swapped;
+    }
+
     static Object jdk(Object o) throws IOException, ClassNotFoundException {
         return jdkAll(o)[0];
     }

@@ -90,26 +90,12 @@ class TypeTableTest {
         rt.read(rt.write(o), 1); // teach the reader the type
         byte[] m = rt.write(o);
         // rewrite the message as a sender of the other byte order would have produced it
-        byte[] swapped = m.clone();
-        swapped[0] ^= Wire.F_LITTLE_ENDIAN;
-        for (int p = 4; p < swapped.length; p += 4) {
-            for (int k = 0; k < 4; k++) {
-                swapped[p + k] = m[p + 3 - k];
-            }
-        }
-        assertEquals(o, rt.read(swapped, 1)[0]);
+        assertEquals(o, rt.read(RoundTrip.otherByteOrder(m, 4), 1)[0]);
 
         float[] f = {1.5f, -2.25f, Float.MAX_VALUE};
         rt.read(rt.write((Object) f), 1);
         byte[] fm = rt.write((Object) f); // [flags][0][tag][type][len=3][12 bytes]
-        byte[] fs = fm.clone();
-        fs[0] ^= Wire.F_LITTLE_ENDIAN;
-        for (int p = 5; p < fs.length; p += 4) {
-            for (int k = 0; k < 4; k++) {
-                fs[p + k] = fm[p + 3 - k];
-            }
-        }
-        assertArrayEquals(f, (float[]) rt.read(fs, 1)[0]);
+        assertArrayEquals(f, (float[]) rt.read(RoundTrip.otherByteOrder(fm, 5), 1)[0]);
     }
 
     @Test
