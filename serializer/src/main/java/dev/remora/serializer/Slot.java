@@ -331,9 +331,11 @@ final class Slot {
             Class<?> t = real[i].getType();
             checks[i] = t.isPrimitive() || t == Object.class ? null : t;
         }
-        if (CODEGEN_AFTER > 0) {
-            return new LoopCodec(this, offsets, checks, CODEGEN_AFTER);
-        }
+        return CODEGEN_AFTER > 0 ? new LoopCodec(this, offsets, checks, CODEGEN_AFTER) : generated(offsets, checks);
+    }
+
+    /** The generated Unsafe codec of this slot, counted. */
+    private FieldCodec generated(long[] offsets, Class<?>[] checks) throws ReflectiveOperationException {
         FieldCodec c = CodecGenerator.generateUnsafe(cl.getName(), codes, offsets, checks, cl.getName(), names);
         SerializerStats.codec(true, false);
         return c;
@@ -359,8 +361,7 @@ final class Slot {
             return; // two threads counted down to zero together
         }
         try {
-            codec = CodecGenerator.generateUnsafe(cl.getName(), codes, offsets, checks, cl.getName(), names);
-            SerializerStats.codec(true, false);
+            codec = generated(offsets, checks);
         } catch (Throwable t) {
             SerializerStats.codec(false, true); // the field loop goes on: it is as correct, only slower
         }
