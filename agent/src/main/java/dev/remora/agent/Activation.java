@@ -30,7 +30,7 @@ final class Activation {
     private final RemoraConfig config;
     private final Stats stats;
     private final boolean oosFast;
-    /** The hook points the transformer weaves: the ones checked (remora.oos=fast's were checked at premain). */
+    /** The hook points to check before weaving: the transformer's, but remora.oos=fast's (checked at premain). */
     private final List<HookPoint> points;
     /** Guarded by this. */
     private boolean done;
@@ -92,9 +92,7 @@ final class Activation {
             return null;
         }
         long t0 = System.nanoTime();
-        List<HookPoint> checked = new java.util.ArrayList<>(points);
-        checked.removeAll(HookPoint.OOS_FAST);
-        List<String> missing = HookCheck.missing(checked);
+        List<String> missing = HookCheck.missing(points);
         if (!missing.isEmpty()) {
             Installer.refuse(config, "this JDK (" + Runtime.version() + ") lacks hook points Remora needs: "
                     + String.join("; ", missing) + ". Supported: JDK 17 and 25");

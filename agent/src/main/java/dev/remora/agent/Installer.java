@@ -77,7 +77,8 @@ public final class Installer {
             boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
             Stats stats = new Stats();
             List<HookPoint> points = points(oosFast, counting);
-            Activation activation = new Activation(inst, config, stats, oosFast, points);
+            // remora.oos=fast's points were checked by oosFastPossible: the activation checks the others
+            Activation activation = new Activation(inst, config, stats, oosFast, points(false, counting));
             if ((config.strict() || oosFast) && activation.weaver("(premain)") == null) {
                 return;
             }
