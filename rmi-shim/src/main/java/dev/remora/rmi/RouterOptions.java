@@ -49,6 +49,8 @@ public final class RouterOptions {
     AsyncMethods.Declarations async = AsyncMethods.Declarations.NONE;
     int asyncMaxPending = 1024;
     boolean asyncBatch = true;
+    /** A one-way call this soon after the connection's previous one is held back with it (remora.async.batch). */
+    long onewayRunGapNanos = OnewayBatcher.DELAY_NANOS;
     boolean futureBatch = true;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
@@ -310,6 +312,16 @@ public final class RouterOptions {
      */
     public RouterOptions asyncBatch(boolean on) {
         asyncBatch = on;
+        return this;
+    }
+
+    /**
+     * With {@link #asyncBatch}: how soon after a connection's previous one-way call a one-way call must come to be held
+     * back with it (default {@link OnewayBatcher#DELAY_NANOS}); a later one leaves at once. No property: tests set it
+     * long, so that calls made by an uncompiled loop still count as a run.
+     */
+    public RouterOptions onewayRunGap(long nanos) {
+        onewayRunGapNanos = Math.max(0, nanos);
         return this;
     }
 

@@ -130,9 +130,10 @@ public enum Property {
                     + " whose reply has not come (counted apart); the next one waits (the server's queue for a"
                     + " connection, and the future calls it runs at once for it, stay within this)."),
     ASYNC_BATCH("remora.async.batch", "true", values("true", "false"),
-            "Client: one-way calls that follow one another on a connection leave together in one write (socket) or"
-                    + " message (fabric), within about 20 us (plus the timer's slack) of the first, before any other"
-                    + " call, or at 32 KB; false = each on its own."),
+            "Client: one-way calls that follow one another on a connection (each within 20 us of the one before)"
+                    + " leave together in one write (socket) or message (fabric), within about 20 us (plus the timer's"
+                    + " slack) of the first, before any other call, or at 32 KB; a lone one leaves at once. false ="
+                    + " each on its own."),
     FUTURE_BATCH("remora.future.batch", "true", values("true", "false"),
             "Client: future calls issued back to back on a connection leave together in one write or message (as"
                     + " remora.async.batch; a lone one at once); server: replies to future calls that end while others"

@@ -385,14 +385,15 @@ class AsyncCallsTest {
     void onewayCallsFasterThanTheWireLeaveTogetherInOrder(boolean batch) throws Throwable {
         JournalImpl impl = new JournalImpl();
         int calls = 3000;
-        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).asyncBatch(batch),
-                server(RouterOptions.Dispatch.AUTO))) {
+        // every call after the first counts as following closely, however slowly this uncompiled loop runs
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).asyncBatch(batch)
+                .onewayRunGap(TimeUnit.SECONDS.toNanos(30)), server(RouterOptions.Dispatch.AUTO))) {
             Object ref = rig.export(impl);
             rig.result(ref, m("entries"), 0);
             assertNull(appendAll(rig, ref, 0, calls)); // the synchronous call at the end takes the last run along
             assertTrue(impl.wrongNotes.isEmpty(), impl.wrongNotes.toString());
             if (batch) {
-                assertEquals(calls, rig.onewayBatched.get(), "every call went in a run");
+                assertEquals(calls - 1, rig.onewayBatched.get(), "every call but the first (a lone one) went in a run");
                 assertTrue(rig.onewayBatches.get() < calls / 2, rig.onewayBatches + " writes for " + calls + " calls");
             } else {
                 assertEquals(0, rig.onewayBatches.get());
@@ -401,18 +402,41 @@ class AsyncCallsTest {
     }
 
     @Test
-    void aHeldBackOnewayCallLeavesWithinTheDelay() throws Throwable {
+    void aLoneOnewayCallLeavesAtOnce() throws Throwable {
         JournalImpl impl = new JournalImpl();
         try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST), server(RouterOptions.Dispatch.AUTO))) {
             Object ref = rig.export(impl);
             rig.result(ref, m("entries"), 0);
             assertNull(rig.call(ref, m("append"), 5, 0, "n0")[1]);
+            Thread.sleep(5); // far more than the run gap (20 us)
+            assertNull(rig.call(ref, m("append"), 5, 1, "n1")[1]);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-            while ((impl.entries(5).length == 0 || rig.onewayBatches.get() == 0) && System.nanoTime() < deadline) {
+            while (impl.entries(5).length < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertEquals(2, impl.entries(5).length, "lone one-way calls were never sent");
+            Thread.sleep(50); // past the batcher's delay: a held-back run would have been counted by now
+            assertEquals(0, rig.onewayBatched.get(), "a one-way call with none just before it was held back");
+            assertEquals(0, rig.onewayBatches.get());
+        }
+    }
+
+    @Test
+    void aHeldBackOnewayCallLeavesWithinTheDelay() throws Throwable {
+        JournalImpl impl = new JournalImpl();
+        try (Rig rig = new Rig(Rig.options(RouterOptions.Serializer.FAST).onewayRunGap(TimeUnit.SECONDS.toNanos(30)),
+                server(RouterOptions.Dispatch.AUTO))) {
+            Object ref = rig.export(impl);
+            rig.result(ref, m("entries"), 0);
+            assertNull(rig.call(ref, m("append"), 5, 0, "n0")[1]); // lone: leaves at once
+            assertNull(rig.call(ref, m("append"), 5, 1, "n1")[1]); // follows it: held back
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while ((impl.entries(5).length < 2 || rig.onewayBatches.get() == 0) && System.nanoTime() < deadline) {
                 Thread.sleep(1); // (the sender counts its write after the server may have run the call)
             }
-            assertEquals(1, impl.entries(5).length, "a lone one-way call was never sent");
+            assertEquals(2, impl.entries(5).length, "a held-back one-way call was never sent");
             assertEquals(1, rig.onewayBatches.get(), "it went as a held-back run");
+            assertEquals(1, rig.onewayBatched.get(), "the run held the second call only");
         }
     }
 
