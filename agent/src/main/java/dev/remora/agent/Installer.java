@@ -264,7 +264,18 @@ public final class Installer {
         if (threads > 0) {
             options.poolThreads(threads);
         }
-        return new dev.remora.rmi.RemoraRouter(options);
+        boolean advise = config.flag(Property.STATS);
+        options.adviseOneway(advise);
+        final dev.remora.rmi.RemoraRouter router = new dev.remora.rmi.RemoraRouter(options);
+        if (advise) {
+            stats.onewayCandidates(new java.util.function.Supplier<List<String>>() {
+                @Override
+                public List<String> get() {
+                    return router.onewayCandidates(5);
+                }
+            });
+        }
+        return router;
     }
 
     static void refuse(RemoraConfig config, String why) {

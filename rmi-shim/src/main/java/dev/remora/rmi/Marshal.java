@@ -6,6 +6,7 @@ import java.io.ObjectInput;
 import java.io.ObjectOutput;
 import java.lang.reflect.Method;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What both sides know of a method without asking the wire ({@link MethodInfo}), and the raw payload of a method whose
@@ -16,12 +17,20 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Marshal {
     /** Per-method facts both sides derive the same way from the Method, so nothing about them goes on the wire. */
     static final class MethodInfo {
+        final Method method;
         final Class<?>[] params;
         final Class<?> result;
         final boolean rawArgs;
         final boolean rawResult;
+        /**
+         * A method that could be one-way ({@link AsyncMethods#onewayRefusal}: void, no checked exception but
+         * RemoteException): its synchronous calls on Remora's path and the time their callers waited, counted with
+         * remora.stats ({@link RemoraRouter#onewayCandidates}); null for other methods.
+         */
+        final AtomicLong[] syncWaits;
 
         MethodInfo(Method m) {
+            method = m;
             params = m.getParameterTypes();
             result = m.getReturnType();
             boolean raw = true;
@@ -30,7 +39,20 @@ final class Marshal {
             }
             rawArgs = raw;
             rawResult = result.isPrimitive();
+            syncWaits = AsyncMethods.onewayRefusal(m) == null ? new AtomicLong[] {new AtomicLong(), new AtomicLong()}
+                    : null;
         }
+
+        /** A synchronous call of this one-way candidate made its caller wait {@code nanos}. */
+        void waited(long nanos) {
+            syncWaits[0].incrementAndGet();
+            syncWaits[1].addAndGet(nanos);
+        }
+    }
+
+    /** The methods called so far. */
+    static java.util.Collection<MethodInfo> infos() {
+        return INFOS.values();
     }
 
     private static final ConcurrentHashMap<Method, MethodInfo> INFOS = new ConcurrentHashMap<>();
@@ -43,7 +65,10 @@ final class Marshal {
         MethodInfo i = INFOS.get(m);
         if (i == null) {
             i = new MethodInfo(m);
-            INFOS.putIfAbsent(m, i);
+            MethodInfo first = INFOS.putIfAbsent(m, i); // threads racing on a method's first call share one
+            if (first != null) {
+                i = first;
+            }
         }
         return i;
     }

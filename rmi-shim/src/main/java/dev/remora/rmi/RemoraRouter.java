@@ -168,16 +168,59 @@ public final class RemoraRouter implements CallRouter {
         if (task != null) { // the first call of a Remora.async task: the task's own choice comes first
             return api.capture(task, c, id, hash, Marshal.info(method), a, method);
         }
+        Marshal.MethodInfo mi = Marshal.info(method);
         AsyncMethods async = c.asyncOf(id);
         if (async != null) {
             if (async.isOneway(hash)) {
-                return oneway(c, id, hash, Marshal.info(method), a);
+                return oneway(c, id, hash, mi, a);
             }
             if (async.isFuture(hash)) {
-                return future(c, id, hash, Marshal.info(method), a, method.getReturnType());
+                return future(c, id, hash, mi, a, method.getReturnType());
             }
         }
-        return call(c, id, hash, Marshal.info(method), a);
+        if (options.adviseOneway && mi.syncWaits != null) {
+            long start = System.nanoTime();
+            try {
+                return call(c, id, hash, mi, a);
+            } finally {
+                mi.waited(System.nanoTime() - start);
+            }
+        }
+        return call(c, id, hash, mi, a);
+    }
+
+    /** Calls a one-way candidate needs to be named by {@link #onewayCandidates}. */
+    static final int CANDIDATE_CALLS = 100;
+
+    /**
+     * With {@link RouterOptions#adviseOneway}: up to {@code max} lines, most waited first, one per method that could be
+     * declared one-way (void, no checked exception but RemoteException) and was called synchronously on Remora's path:
+     * its name as {@code remora.async} takes it, its calls and how long their callers waited. Empty when none. Only
+     * methods called at least {@value #CANDIDATE_CALLS} times: fewer save little, and a method the server declared
+     * one-way is called synchronously until the client learns it (the first call to the object on a connection).
+     */
+    public java.util.List<String> onewayCandidates(int max) {
+        java.util.List<long[]> called = new java.util.ArrayList<>(); // {calls, nanos, index}: a snapshot, for the sort
+        java.util.List<Marshal.MethodInfo> infos = new java.util.ArrayList<>(Marshal.infos());
+        for (int i = 0; i < infos.size(); i++) {
+            Marshal.MethodInfo mi = infos.get(i);
+            if (mi.syncWaits != null && mi.syncWaits[0].get() >= CANDIDATE_CALLS) {
+                called.add(new long[] {mi.syncWaits[0].get(), mi.syncWaits[1].get(), i});
+            }
+        }
+        called.sort(new java.util.Comparator<long[]>() {
+            @Override
+            public int compare(long[] x, long[] y) {
+                return Long.compare(y[1], x[1]);
+            }
+        });
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        for (int i = 0; i < called.size() && i < max; i++) {
+            long[] c = called.get(i);
+            lines.add(AsyncMethods.name(infos.get((int) c[2]).method) + ": " + c[0] + " calls, " + c[1] / 1_000_000
+                    + " ms waiting (" + c[1] / c[0] / 1000 + " us a call)");
+        }
+        return lines;
     }
 
     private static final Object[] NO_ARGS = new Object[0];

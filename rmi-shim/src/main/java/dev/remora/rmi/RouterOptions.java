@@ -52,6 +52,8 @@ public final class RouterOptions {
     /** A one-way call this soon after the connection's previous one is held back with it (remora.async.batch). */
     long onewayRunGapNanos = OnewayBatcher.DELAY_NANOS;
     boolean futureBatch = true;
+    /** Time the synchronous calls of methods that could be one-way (remora.stats): {@link RemoraRouter#onewayCandidates}. */
+    boolean adviseOneway;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
@@ -322,6 +324,15 @@ public final class RouterOptions {
      */
     public RouterOptions onewayRunGap(long nanos) {
         onewayRunGapNanos = Math.max(0, nanos);
+        return this;
+    }
+
+    /**
+     * remora.stats: count the synchronous calls of methods that could be declared one-way and time their callers' waits,
+     * for {@link RemoraRouter#onewayCandidates} (two {@code System.nanoTime()} calls per such call; nothing for others).
+     */
+    public RouterOptions adviseOneway(boolean on) {
+        adviseOneway = on;
         return this;
     }
 

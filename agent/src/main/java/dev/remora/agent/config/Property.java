@@ -139,7 +139,9 @@ public enum Property {
                     + " remora.async.batch; a lone one at once); server: replies to future calls that end while others"
                     + " of the connection still run leave together. false = each on its own."),
     STATS("remora.stats", "false", values("true", "false"),
-            "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types."),
+            "Print Remora's counters at exit: calls on Remora's path and on JRMP, fallbacks and why, bytes, types;"
+                    + " and the void methods called synchronously whose callers waited longest, which remora.async"
+                    + " could make one-way."),
     STATS_STREAMS("remora.stats.streams", "false", values("true", "false"),
             "With remora.stats: also count ObjectOutputStream/ObjectInputStream writeObject/readObject calls, through"
                     + " a hook in each (off by default: it costs the JDK's serialization a call per object)."),

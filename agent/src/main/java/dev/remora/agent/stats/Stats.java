@@ -1,9 +1,11 @@
 package dev.remora.agent.stats;
 
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * Remora's counters for one JVM. Hot-path counters are {@link LongAdder}s (no contention between calling threads);
@@ -62,6 +64,7 @@ public final class Stats {
     public final LongAdder asyncRefused = new LongAdder();
 
     private final Map<String, LongAdder> fallbacks = new ConcurrentHashMap<>();
+    private volatile Supplier<List<String>> candidateSource;
 
     /** Counts one fallback to plain RMI for {@code reason}. */
     public void fallback(String reason) {
@@ -80,6 +83,26 @@ public final class Stats {
         Map<String, Long> m = new TreeMap<>();
         fallbacks.forEach((k, v) -> m.put(k, v.sum()));
         return m;
+    }
+
+    /**
+     * Where the report gets its one-way candidates (the router's, set when it is made): lines naming methods as
+     * remora.async takes them, most waited first.
+     */
+    public void onewayCandidates(Supplier<List<String>> source) {
+        candidateSource = source;
+    }
+
+    private List<String> onewayCandidates() {
+        Supplier<List<String>> source = candidateSource;
+        if (source == null) {
+            return List.of();
+        }
+        try {
+            return source.get();
+        } catch (RuntimeException | Error e) { // the report must not fail for it
+            return List.of("(not available: " + e + ")");
+        }
     }
 
     /** All counters by stable snake_case name, in print order. */
@@ -128,6 +151,15 @@ public final class Stats {
                 .append(" type descriptors sent\n");
         for (Map.Entry<String, Long> e : fallbacks().entrySet()) {
             sb.append("[remora] stats: fallback x").append(e.getValue()).append(": ").append(e.getKey()).append('\n');
+        }
+        List<String> candidates = onewayCandidates();
+        if (!candidates.isEmpty()) {
+            sb.append("[remora] stats: void methods whose callers waited for a reply that carries nothing; if nothing a"
+                    + " caller does next relies on the call having run, declare them one-way on the server"
+                    + " (-Dremora.async=Class#method) and the callers go on at once:\n");
+            for (String c : candidates) {
+                sb.append("[remora] stats: one-way candidate ").append(c).append('\n');
+            }
         }
         sb.append("[remora] stats-csv ");
         boolean first = true;

@@ -1,6 +1,7 @@
 package dev.remora.it.async;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.remora.it.Jvm;
@@ -82,6 +83,7 @@ class AsyncIT {
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
         assertEquals(1 + 10, client.stat("future_calls"), client::describe);
         assertEquals(1, client.stat("links_fabric") + client.stat("links_socket"), client::describe);
+        assertFalse(client.stderr().contains("one-way candidate"), client::describe); // add is declared
         long runs = client.stat("oneway_batches"); // one-way calls leave in runs over either transport
         assertTrue(runs > 0 && runs < 8 * 300, () -> runs + " runs\n" + client.describe());
         assertTrue(client.stat("calls_remora") >= 8 * 300 + 8 + 4, client::describe);
@@ -165,6 +167,21 @@ class AsyncIT {
         assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "FUTURES-OK", "TOTAL-OK"), client.stdoutLines(),
                 client::describe);
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void withNothingDeclaredTheClientsStatsNameTheVoidMethodsThatCouldBeOneway(Jdk jdk) throws Exception {
+        jdk.require();
+        Jvm[] r = session(jdk, true, "sync", "-Dremora.async=", "-Dremora.future=");
+        Jvm client = r[0];
+        assertEquals(Arrays.asList("ORDER-OK", "BOOM-OK", "FUTURE-OK", "FUTURES-OK", "TOTAL-OK"), client.stdoutLines(),
+                client::describe);
+        assertEquals(0, client.stat("oneway_calls"), client::describe);
+        String err = client.stderr();
+        // add: 8 x 300 calls; boom (once), open (a few times) and entries (returns int[]) are not named
+        assertTrue(err.contains("[remora] stats: one-way candidate " + L + "#add(int,int): 2400 calls, "), err);
+        assertEquals(1, err.split("one-way candidate", -1).length - 1, err);
     }
 
     @ParameterizedTest
