@@ -253,8 +253,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
 
     /**
      * Sends a one-way frame whose place was reserved, or, with remora.async.batch, when it follows another one-way call
-     * closely ({@link #lastOneway}), copies it behind the one-way frames held back ({@link OnewayBatcher}). A failure to send kills the connection; this caller is then told at once,
-     * its call not counted lost (a held-back call that fails later is counted, and the next call told).
+     * closely ({@link #lastOneway}), copies it behind the one-way frames held back ({@link OnewayBatcher}). A failure
+     * to send kills the connection; this caller is then told at once, its call not counted lost (a held-back call that
+     * fails later is counted, and the next call told).
      */
     void sendOneway(FrameBuffer frame) throws IOException {
         IOException d = dead;

@@ -52,7 +52,7 @@ public final class RouterOptions {
     /** A one-way call this soon after the connection's previous one is held back with it (remora.async.batch). */
     long onewayRunGapNanos = OnewayBatcher.DELAY_NANOS;
     boolean futureBatch = true;
-    /** Time the synchronous calls of methods that could be one-way (remora.stats): {@link RemoraRouter#onewayCandidates}. */
+    /** remora.stats: time the synchronous calls of methods that could be one-way ({@link #adviseOneway}). */
     boolean adviseOneway;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
@@ -328,8 +328,9 @@ public final class RouterOptions {
     }
 
     /**
-     * remora.stats: count the synchronous calls of methods that could be declared one-way and time their callers' waits,
-     * for {@link RemoraRouter#onewayCandidates} (two {@code System.nanoTime()} calls per such call; nothing for others).
+     * remora.stats: count the synchronous calls of methods that could be declared one-way and time their callers'
+     * waits, for {@link RemoraRouter#onewayCandidates} (two {@code System.nanoTime()} calls per such call; nothing for
+     * other methods).
      */
     public RouterOptions adviseOneway(boolean on) {
         adviseOneway = on;
