@@ -10,7 +10,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
@@ -84,6 +88,7 @@ public final class AppsReport {
             groups.computeIfAbsent(key(r), k -> new ArrayList<>()).add(r);
         }
         Map<String, long[]> stats = remoraStats(logs);
+        Map<String, Set<String>> candidates = onewayCandidates(logs);
         StringBuilder b = new StringBuilder("# The papers' applications, plain RMI against Remora\n\n");
         b.append("Per app, size and number of ranks (each rank a JVM): the median over rounds of each figure, and in "
                 + "brackets its ratio to " + baseline + "'s median (below 1: faster / cheaper). wall: from starting "
@@ -104,6 +109,11 @@ public final class AppsReport {
                 b.append("## ").append(app).append("\n\n");
                 b.append("![").append(app).append(": % of compute phase saved](plots/compute-").append(app)
                         .append(".png)\n\n");
+                Set<String> named = candidates.get(app);
+                if (named != null) {
+                    b.append("Named by the ranks' `remora.stats` as methods that could be declared one-way "
+                            + "(`remora.async`): `").append(String.join("`, `", named)).append("`.\n\n");
+                }
             }
             b.append("### ").append(app).append(", size ").append(g.getValue().get(0).size()).append(", ")
                     .append(g.getValue().get(0).ranks()).append(" ranks\n\n");
@@ -193,6 +203,39 @@ public final class AppsReport {
         return b.toString();
     }
 
+    /** A rank's log: {@code <config>-r<round>-<app>-<size>-<ranks>-rank<i>.log}. */
+    private static final Pattern RANK_LOG = Pattern.compile("(.+)-r(\\d+)-(.+-.+-\\d+)-rank\\d+\\.log");
+    private static final String CANDIDATE = "[remora] stats: one-way candidate ";
+
+    /**
+     * Per app: the methods the ranks' agent statistics named as one-way candidates (lines
+     * {@code [remora] stats: one-way candidate Class#method(types): ...}), in any configuration and round.
+     */
+    static Map<String, Set<String>> onewayCandidates(Path logs) throws IOException {
+        Map<String, Set<String>> out = new TreeMap<>();
+        if (!Files.isDirectory(logs)) {
+            return out;
+        }
+        try (Stream<Path> files = Files.list(logs)) {
+            for (Path f : (Iterable<Path>) files.sorted()::iterator) {
+                Matcher m = RANK_LOG.matcher(f.getFileName().toString());
+                if (!m.matches()) {
+                    continue;
+                }
+                String app = m.group(3).substring(0, m.group(3).indexOf('-'));
+                for (String line : Files.readAllLines(f, StandardCharsets.UTF_8)) {
+                    int at = line.indexOf(CANDIDATE);
+                    if (at >= 0) {
+                        String rest = line.substring(at + CANDIDATE.length());
+                        int colon = rest.indexOf(": ");
+                        out.computeIfAbsent(app, k -> new TreeSet<>()).add(colon < 0 ? rest : rest.substring(0, colon));
+                    }
+                }
+            }
+        }
+        return out;
+    }
+
     /** Per "config|app-size-ranks": calls on Remora's path and on JRMP, summed over the ranks of the first round. */
     static Map<String, long[]> remoraStats(Path logs) throws IOException {
         Map<String, long[]> out = new LinkedHashMap<>();
@@ -203,9 +246,7 @@ public final class AppsReport {
         try (Stream<Path> files = Files.list(logs)) {
             for (Path f : (Iterable<Path>) files.sorted()::iterator) {
                 String name = f.getFileName().toString();
-                // <config>-r<round>-<app>-<size>-<ranks>-rank<i>.log
-                java.util.regex.Matcher m = java.util.regex.Pattern
-                        .compile("(.+)-r(\\d+)-(.+-.+-\\d+)-rank\\d+\\.log").matcher(name);
+                Matcher m = RANK_LOG.matcher(name);
                 if (!m.matches()) {
                     continue;
                 }

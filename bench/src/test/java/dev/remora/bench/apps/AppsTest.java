@@ -92,6 +92,23 @@ class AppsTest {
     }
 
     @Test
+    void theReportNamesTheOnewayCandidatesTheRanksStatsNamed(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        String line = "[remora] stats: one-way candidate dev.remora.bench.apps.Sor$Peer#putRow(int,int,double[]):"
+                + " 5000 calls, 612 ms waiting (122 us a call)";
+        java.nio.file.Files.writeString(dir.resolve("auto-r1-sor-comm-2-rank0.log"), "x\n" + line + "\n");
+        java.nio.file.Files.writeString(dir.resolve("auto-r2-sor-comm-4-rank3.log"), line + "\n");
+        java.nio.file.Files.writeString(dir.resolve("vanilla-r1-asp-comm-2-rank0.log"), "nothing\n");
+        java.nio.file.Files.writeString(dir.resolve("auto-r1-sor-comm-2.out"), line + "\n"); // not a rank's log
+        Map<String, java.util.Set<String>> c = AppsReport.onewayCandidates(dir);
+        assertEquals(Map.of("sor", java.util.Set.of("dev.remora.bench.apps.Sor$Peer#putRow(int,int,double[])")), c);
+        AppsReport.Run run = new AppsReport.Run("auto", 1, "sor", "comm", 2, 1, 1, 1, 1, 1, 1, true, 1);
+        String report = AppsReport.report(java.util.List.of(run), java.util.List.of("auto"), "auto", dir);
+        assertTrue(report.contains(
+                "one-way (`remora.async`): `dev.remora.bench.apps.Sor$Peer#putRow(int,int,double[])`."), report);
+    }
+
+    @Test
     void sorAndAspWithTwoRankJvms() throws Exception {
         String cp = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         for (String app : new String[] {"sor", "asp"}) {
