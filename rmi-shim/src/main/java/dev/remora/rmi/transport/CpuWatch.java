@@ -1,5 +1,6 @@
 package dev.remora.rmi.transport;
 
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class CpuWatch {
     static final long PERIOD_MILLIS = 10;
     private static final long PERIOD_NANOS = TimeUnit.MILLISECONDS.toNanos(PERIOD_MILLIS);
-    private static final Path LOADAVG = Path.of("/proc/loadavg");
+    private static final String LOADAVG = "/proc/loadavg";
     private static final int CPUS = onlineCpus();
     private static final AtomicInteger SPINNERS = new AtomicInteger();
     private static final AtomicBoolean SAMPLING = new AtomicBoolean();
@@ -78,22 +79,46 @@ public final class CpuWatch {
         return cpus > 0 && others >= cpus;
     }
 
-    /** The fourth field of /proc/loadavg, "running/total": running; -1 when it cannot be read. */
+    /**
+     * The fourth field of /proc/loadavg, "running/total": running; -1 when it cannot be read. Read into a small array
+     * and parsed by hand: asked every {@value #PERIOD_MILLIS} ms while waiters wait, so no channel, decoder or regex
+     * (with {@code String.split("\\s+")} a JVM's first second spent several ms compiling the same pattern).
+     */
     static int runnable() {
-        try {
-            return parseRunnable(new String(Files.readAllBytes(LOADAVG), StandardCharsets.US_ASCII));
+        byte[] b = new byte[128];
+        int n = 0;
+        try (FileInputStream in = new FileInputStream(LOADAVG)) {
+            for (int r; n < b.length && (r = in.read(b, n, b.length - n)) > 0; ) {
+                n += r;
+            }
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+        return parseRunnable(b, n);
     }
 
     static int parseRunnable(String loadavg) {
-        String[] f = loadavg.trim().split("\\s+");
-        if (f.length < 4) {
-            return -1;
+        byte[] b = loadavg.getBytes(StandardCharsets.US_ASCII);
+        return parseRunnable(b, b.length);
+    }
+
+    /** "0.52 0.58 0.59 3/467 12345": the digits before the fourth field's slash, or -1. */
+    static int parseRunnable(byte[] b, int length) {
+        int i = 0;
+        for (int field = 0; field < 3; field++) {
+            while (i < length && b[i] != ' ') {
+                i++;
+            }
+            while (i < length && b[i] == ' ') {
+                i++;
+            }
         }
-        int slash = f[3].indexOf('/');
-        return slash <= 0 ? -1 : Integer.parseInt(f[3].substring(0, slash));
+        int value = 0;
+        int digits = 0;
+        for (; i < length && b[i] >= '0' && b[i] <= '9' && digits < 9; i++, digits++) {
+            value = value * 10 + (b[i] - '0');
+        }
+        return digits > 0 && i < length && b[i] == '/' ? value : -1;
     }
 
     /** The cpuN lines of /proc/stat; 0 when it cannot be read. */

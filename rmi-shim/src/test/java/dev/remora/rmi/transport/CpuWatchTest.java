@@ -28,6 +28,16 @@ class CpuWatchTest {
     void loadavgParses() {
         assertEquals(3, CpuWatch.parseRunnable("0.52 0.58 0.59 3/467 12345\n"));
         assertEquals(-1, CpuWatch.parseRunnable("garbage"));
+        assertEquals(12, CpuWatch.parseRunnable("12.00 8.50 4.25 12/1890 4242"));
+        assertEquals(-1, CpuWatch.parseRunnable("0.52 0.58 0.59 /467 12345"));
+        assertEquals(-1, CpuWatch.parseRunnable("0.52 0.58 0.59 3"));
+        assertEquals(-1, CpuWatch.parseRunnable(""));
+        byte[] cut = "0.52 0.58 0.59 7/467 1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertEquals(7, CpuWatch.parseRunnable(cut, 17)); // the length given, not the array's
+        assertEquals(-1, CpuWatch.parseRunnable(cut, 16));
+        if (Files.isReadable(Path.of("/proc/loadavg"))) {
+            assertTrue(CpuWatch.runnable() >= 1, "this thread runs");
+        }
     }
 
     @Test
