@@ -5,7 +5,9 @@ import dev.remora.agent.hooks.HookPoint;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Weaves Remora's advice into a JDK class: from the {@link WovenCache} when an earlier JVM wove the same class file
@@ -22,6 +24,13 @@ final class Weaver {
     private final WovenCache cache;
     /** Guarded by this; made at the first class the cache does not hold. */
     private AdviceWeaver byteBuddy;
+    /**
+     * Guarded by this: the agent jar's class files read for {@link #inputs}, each once per JVM ({@link #MISSING} for
+     * one the jar lacks). Every hooked class needs the bridge's and Byte Buddy's; read anew for each, they were a fifth
+     * of the samples of a first RMI use in the interpreter (JFR, -Xint).
+     */
+    private final Map<String, byte[]> read = new HashMap<>();
+    private static final byte[] MISSING = new byte[0];
 
     /** @param cache null: always weave */
     Weaver(ClassLoader agentLoader, WovenCache cache) {
@@ -66,12 +75,12 @@ final class Weaver {
             out.write((FORMAT + '\n').getBytes(StandardCharsets.UTF_8));
             for (HookPoint h : points) {
                 out.write((h.describe() + ' ' + h.adviceName() + '\n').getBytes(StandardCharsets.UTF_8));
-                out.write(BridgeInjector.read(agentLoader, h.adviceName().replace('.', '/')));
+                out.write(classFile(h.adviceName().replace('.', '/'), true));
             }
-            out.write(BridgeInjector.read(agentLoader, BridgeInjector.SOURCE));
+            out.write(classFile(BridgeInjector.SOURCE, true));
             byte[] bb = null;
             for (String name : BYTE_BUDDY) {
-                bb = bb != null ? bb : BridgeInjector.readOrNull(agentLoader, name);
+                bb = bb != null ? bb : classFile(name, false);
             }
             if (bb == null) {
                 return null;
@@ -82,5 +91,18 @@ final class Weaver {
             Log.debug("not using the woven-class cache: " + e);
             return null;
         }
+    }
+
+    /** The agent jar's class file at {@code path}, read once; null (or, if {@code required}, thrown) when missing. */
+    private synchronized byte[] classFile(String path, boolean required) throws IOException {
+        byte[] b = read.get(path);
+        if (b == null) {
+            b = BridgeInjector.readOrNull(agentLoader, path);
+            read.put(path, b == null ? MISSING : b);
+        }
+        if (b == MISSING) {
+            return required ? BridgeInjector.read(agentLoader, path) : null; // read throws, naming the damaged jar
+        }
+        return b;
     }
 }

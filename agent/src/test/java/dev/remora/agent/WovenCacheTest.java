@@ -58,6 +58,29 @@ class WovenCacheTest {
     }
 
     @Test
+    void oneWeaverWeavesSeveralClassesAndAnotherTakesThemAllFromTheCache() throws Exception {
+        WovenCache cache = WovenCache.open(tmp.toString());
+        String[] names = {"sun/rmi/server/UnicastRef", "sun/rmi/server/UnicastServerRef"};
+        Weaver first = new Weaver(getClass().getClassLoader(), cache);
+        Weaver second = new Weaver(getClass().getClassLoader(), cache);
+        byte[][] woven = new byte[names.length][];
+        for (int i = 0; i < names.length; i++) { // the second class reuses the class files the first one read
+            woven[i] = first.weave(names[i].replace('/', '.'), classFile(names[i]), pointsOf(names[i]));
+        }
+        for (int i = 0; i < names.length; i++) {
+            assertArrayEquals(woven[i], second.weave(names[i].replace('/', '.'), classFile(names[i]),
+                    pointsOf(names[i])), names[i]);
+        }
+        assertNull(byteBuddyOf(second), "both were hits");
+    }
+
+    private static byte[] classFile(String internalName) throws Exception {
+        try (InputStream in = ClassLoader.getSystemResourceAsStream(internalName + ".class")) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
     void aDamagedEntryIsDeletedAndWovenAgain() throws Exception {
         WovenCache cache = WovenCache.open(tmp.toString());
         byte[] inputs = {1, 2, 3};
