@@ -14,8 +14,8 @@ import java.nio.charset.StandardCharsets;
  * classes the registry lookup had already loaded.
  *
  * <p>Runs on the router's start thread, once the application has started to use RMI, so it overlaps the
- * application's own start: registry, lookups, exports, waits for its peers. Classes are loaded, not initialised
- * (no static initialiser runs early, none of them has effects outside the JVM before it is used). The list
+ * application's own start: registry, lookups, exports, waits for its peers. Classes are loaded, not initialised,
+ * but for the few {@link #LEAVES}. The list
  * ({@value #LIST}) is made by {@code scripts/lib/first-calls-classes.sh} from a JVM pair's class-load log; a name that
  * no longer exists is skipped (counted in the debug line) and {@code PreloadListIT} fails on it.
  */
@@ -25,7 +25,23 @@ final class Preload {
     private Preload() {
     }
 
-    /** Loads the listed classes with the agent's class loader; returns how many were found. */
+    /**
+     * Initialised after the list is loaded: the first calls' slowest static initialisers (method handles into
+     * {@code sun.rmi} and the 8 {@code LambdaForm} classes they spin; byte-order var handles; the CPU watch and the
+     * shared spinner count, whose first open maps {@code /dev/shm/remora-spinners-<uid>} and claims this JVM's slot
+     * in it). Each depends on JDK classes only, never on another of Remora's: a JDK class's initialiser never waits
+     * for one of Remora's, so this thread and an application thread that initialises the same class at the same time
+     * cannot deadlock. In a fresh JVM pair they were 10-15 ms of the first call's 28-34 ms on each side, spent while
+     * the caller waited.
+     */
+    static final String[] LEAVES = {
+        "dev.remora.rmi.jdk.RmiInternals",
+        "dev.remora.serializer.Bytes",
+        "dev.remora.rmi.transport.CpuWatch",
+        "dev.remora.rmi.transport.HostSpinners",
+    };
+
+    /** Loads the listed classes with the agent's class loader, initialises {@link #LEAVES}; returns the count found. */
     static int run() {
         ClassLoader loader = Preload.class.getClassLoader();
         long start = System.nanoTime();
@@ -50,6 +66,13 @@ final class Preload {
             }
         } catch (IOException e) {
             Log.debug("preload: " + e);
+        }
+        for (String name : LEAVES) {
+            try {
+                Class.forName(name, true, loader);
+            } catch (ClassNotFoundException | LinkageError e) { // its first use fails the same way, and says so
+                Log.debug("preload: " + name + " not initialised ahead: " + e);
+            }
         }
         if (Log.debugEnabled()) {
             Log.debug("preloaded " + found + " classes in " + (System.nanoTime() - start) / 1_000_000 + " ms"
