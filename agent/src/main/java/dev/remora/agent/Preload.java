@@ -27,18 +27,17 @@ final class Preload {
 
     /**
      * Initialised after the list is loaded: the first calls' slowest static initialisers (method handles into
-     * {@code sun.rmi} and the 8 {@code LambdaForm} classes they spin; byte-order var handles; the CPU watch and the
-     * shared spinner count, whose first open maps {@code /dev/shm/remora-spinners-<uid>} and claims this JVM's slot
-     * in it). Each depends on JDK classes only, never on another of Remora's: a JDK class's initialiser never waits
-     * for one of Remora's, so this thread and an application thread that initialises the same class at the same time
-     * cannot deadlock. In a fresh JVM pair they were 10-15 ms of the first call's 28-34 ms on each side, spent while
-     * the caller waited.
+     * {@code sun.rmi} and the 8 {@code LambdaForm} classes they spin; byte-order var handles; the CPU watch). Each
+     * depends on JDK classes only, never on another of Remora's: a JDK class's initialiser never waits for one of
+     * Remora's, so this thread and an application thread that initialises the same class at the same time cannot
+     * deadlock. In a fresh JVM pair they were 5-8 ms of the first call's 28-34 ms on each side, spent while the caller
+     * waited (the shared spinner count's first open, another 5-10 ms, now runs on a thread of its own at the first
+     * wait: {@code HostSpinners.jvm}).
      */
     static final String[] LEAVES = {
         "dev.remora.rmi.jdk.RmiInternals",
         "dev.remora.serializer.Bytes",
         "dev.remora.rmi.transport.CpuWatch",
-        "dev.remora.rmi.transport.HostSpinners",
     };
 
     /** Loads the listed classes with the agent's class loader, initialises {@link #LEAVES}; returns the count found. */

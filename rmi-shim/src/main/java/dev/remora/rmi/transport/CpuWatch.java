@@ -48,7 +48,7 @@ public final class CpuWatch {
                     readable = false;
                     busy = false;
                 } else {
-                    busy = busy(runnable, SPINNERS.get() + HostSpinners.SHARED.others(), CPUS);
+                    busy = busy(runnable, SPINNERS.get() + HostSpinners.jvm().others(), CPUS);
                 }
                 nextSample = now + PERIOD_NANOS;
             } finally {
@@ -58,16 +58,21 @@ public final class CpuWatch {
         return busy;
     }
 
-    /** A waiter of this JVM starts spinning (it is runnable, and not the application's). */
-    public static void spinning() {
+    /**
+     * A waiter of this JVM starts spinning (it is runnable, and not the application's). Returns where it was
+     * counted for the other JVMs of this user, to give back to {@link #spun}.
+     */
+    public static HostSpinners spinning() {
         SPINNERS.incrementAndGet();
-        HostSpinners.SHARED.add(1);
+        HostSpinners h = HostSpinners.jvm();
+        h.add(1);
+        return h;
     }
 
-    /** ... and stops. */
-    public static void spun() {
+    /** ... and stops: {@code counted} is what {@link #spinning} returned. */
+    public static void spun(HostSpinners counted) {
         SPINNERS.decrementAndGet();
-        HostSpinners.SHARED.add(-1);
+        counted.add(-1);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.remora.rmi.transport;
 
+import dev.remora.rmi.jdk.SystemThreads;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -15,6 +16,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * How many of Remora's waiters are spinning right now in the other JVMs of this user on this host, so that
@@ -29,7 +31,7 @@ import java.util.Set;
  * little more, never wrong. The file is used only if it is a regular file owned by this user and nobody else may
  * read or write it; otherwise, or without {@code /dev/shm}, each JVM counts only its own waiters, as before.
  */
-final class HostSpinners {
+public final class HostSpinners {
     static final int SLOTS = 128;
     private static final int BYTES = SLOTS * 8;
     /** A count above this is not a real count (a torn or foreign file): ignored. */
@@ -39,8 +41,9 @@ final class HostSpinners {
 
     /** Counts nothing: no shared file. */
     private static final HostSpinners NONE = new HostSpinners(null, -1);
-    /** This JVM's, in /dev/shm; counts nothing when the file cannot be used. */
-    static final HostSpinners SHARED = open(Path.of("/dev/shm"), ProcessHandle.current().pid());
+    /** This JVM's, in /dev/shm, once opened ({@link #jvm}); counts nothing when the file cannot be used. */
+    private static volatile HostSpinners jvm;
+    private static final AtomicBoolean OPENING = new AtomicBoolean();
 
     private final MappedByteBuffer map; // null: no shared file
     private final int slot; // byte offset of this JVM's slot
@@ -50,6 +53,34 @@ final class HostSpinners {
     private HostSpinners(MappedByteBuffer map, int slot) {
         this.map = map;
         this.slot = slot;
+    }
+
+    /**
+     * This JVM's count in the shared file, or one that counts nothing until a daemon thread, started by the first
+     * ask, has opened the file. Opening it (the process handle, the file's owner and permissions, the mapping) took
+     * 5-10 ms of a fresh JVM pair's first call on each side when the first wait did it. A waiter keeps the instance
+     * it counted itself in ({@link CpuWatch#spinning}), so a count added before the file was open is not taken from
+     * it after.
+     */
+    static HostSpinners jvm() {
+        HostSpinners h = jvm;
+        if (h != null) {
+            return h;
+        }
+        if (OPENING.compareAndSet(false, true)) {
+            SystemThreads.newThread(new Runnable() { // a class, not a lambda: nothing spun on a first call's path
+                @Override
+                public void run() {
+                    HostSpinners opened = NONE;
+                    try {
+                        opened = open(Path.of("/dev/shm"), ProcessHandle.current().pid());
+                    } finally {
+                        jvm = opened;
+                    }
+                }
+            }, "remora-spinners-open", true).start();
+        }
+        return NONE;
     }
 
     /** The shared file in {@code dir}, with a slot claimed for process {@code pid}; one that counts nothing if not. */

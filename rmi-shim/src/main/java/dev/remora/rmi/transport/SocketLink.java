@@ -175,11 +175,11 @@ final class SocketLink implements Link {
             return; // the application wants every CPU: block (see CpuWatch)
         }
         int r;
-        CpuWatch.spinning();
+        HostSpinners counted = CpuWatch.spinning();
         try {
             r = spinWait(bytesWaiting, spinNanos, NANO_TIME, YIELD);
         } finally {
-            CpuWatch.spun();
+            CpuWatch.spun(counted);
         }
         if (r == SPIN_LOST_CPU) {
             backoffLevel = nextBackoff(backoffLevel);

@@ -40,6 +40,35 @@ class HostSpinnersTest {
     }
 
     @Test
+    void thisJvmsCountOpensOnAThreadOfItsOwnAndAWaiterGivesBackWhereItCounted() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/dev/shm")) && Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        HostSpinners first = HostSpinners.jvm(); // counts nothing until the file is open, which it does not wait for
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        HostSpinners opened = first;
+        while (!opened.shared() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+            opened = HostSpinners.jvm();
+        }
+        assumeTrue(opened.shared(), "/dev/shm/remora-spinners-<uid> not usable here");
+        Process other = sleeper(); // another JVM's view of the real file
+        try {
+            HostSpinners reader = HostSpinners.open(Path.of("/dev/shm"), other.pid());
+            int before = reader.others();
+            HostSpinners counted = CpuWatch.spinning();
+            assertTrue(counted == opened, "a waiter counts itself in the open file");
+            assertEquals(before + 1, reader.others());
+            CpuWatch.spun(counted);
+            assertEquals(before, reader.others());
+            if (!first.shared()) { // a waiter counted before the file was open gives back there, not to the file
+                first.add(-1);
+                assertEquals(before, reader.others());
+            }
+        } finally {
+            other.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
     void aDeadJvmsCountIsIgnoredAndItsSlotReused() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
         HostSpinners a = HostSpinners.open(dir, ProcessHandle.current().pid());

@@ -4,6 +4,7 @@ import dev.remora.fabric.FabricEndpoint;
 import dev.remora.rmi.RouterListener;
 import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.CpuWatch;
+import dev.remora.rmi.transport.HostSpinners;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
 import dev.remora.rmi.wire.Frame;
@@ -252,7 +253,7 @@ public final class FabricLink implements Link {
         boolean longWait = this.longWait;
         this.longWait = false;
         endpoint.spin(spin);
-        boolean counted = false; // counted in CpuWatch as a spinning waiter of this JVM
+        HostSpinners counted = null; // counted in CpuWatch as a spinning waiter of this JVM: where
         try {
             long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
             if (bells && !sleepAsked && (timeout < 0 || timeout > sleepNanos)) {
@@ -263,15 +264,14 @@ public final class FabricLink implements Link {
                     // other, stopped spinning and napped, 115-180 us per nested call instead of 20. Counted only
                     // while it spins or naps: not in the deep sleep below (an idle link's reader is no runnable
                     // thread), nor in a wait on the provider's fd (no bells)
-                    CpuWatch.spinning();
-                    counted = true;
+                    counted = CpuWatch.spinning();
                 }
                 // a long wait on a shared CPU: no naps (one would outlast the wait by up to 1 ms), the bell at once
                 n = endpoint.receive(longWait && !spin ? 0 : sleepNanos);
                 if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
-                    if (counted) {
-                        counted = false;
-                        CpuWatch.spun();
+                    if (counted != null) {
+                        CpuWatch.spun(counted);
+                        counted = null;
                     }
                     sleepAsked = true;
                     signal(SLEEP);
@@ -286,8 +286,8 @@ public final class FabricLink implements Link {
             close();
             throw e;
         } finally {
-            if (counted) {
-                CpuWatch.spun();
+            if (counted != null) {
+                CpuWatch.spun(counted);
             }
         }
         if (n == FabricEndpoint.TIMEOUT) {
