@@ -308,18 +308,19 @@ public final class RmiInternals {
                 return Long.getLong(property, dflt);
             }
         }
+
+        static boolean booleanField(String className, String field, String property) {
+            try {
+                return staticField(className, field).getBoolean(null);
+            } catch (Throwable t) {
+                return Boolean.getBoolean(property);
+            }
+        }
     }
 
     private static final class AckTimeout {
-        static final long VALUE = read();
-
-        private static long read() {
-            try {
-                return Settings.staticField("sun.rmi.transport.DGCAckHandler", "dgcAckTimeout").getLong(null);
-            } catch (Throwable t) {
-                return Long.getLong("sun.rmi.dgc.ackTimeout", 300_000); // what that field is initialized from
-            }
-        }
+        static final long VALUE = Settings.longField("sun.rmi.transport.DGCAckHandler", "dgcAckTimeout",
+                "sun.rmi.dgc.ackTimeout", 300_000);
     }
 
     /**
@@ -332,16 +333,8 @@ public final class RmiInternals {
 
     /** {@code UnicastServerRef.suppressStackTraces} ({@code sun.rmi.server.suppressStackTraces}). */
     private static final class Suppress {
-        static final boolean VALUE = read();
-
-        private static boolean read() {
-            try {
-                return Settings.staticField("sun.rmi.server.UnicastServerRef", "suppressStackTraces")
-                        .getBoolean(null);
-            } catch (Throwable t) {
-                return Boolean.getBoolean("sun.rmi.server.suppressStackTraces");
-            }
-        }
+        static final boolean VALUE = Settings.booleanField("sun.rmi.server.UnicastServerRef", "suppressStackTraces",
+                "sun.rmi.server.suppressStackTraces");
     }
 
     /** Whether JRMP clears the stack traces of exceptions before a server sends them. */
