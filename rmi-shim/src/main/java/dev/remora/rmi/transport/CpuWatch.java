@@ -102,11 +102,6 @@ public final class CpuWatch {
         return parseRunnable(b, n);
     }
 
-    static int parseRunnable(String loadavg) {
-        byte[] b = loadavg.getBytes(StandardCharsets.US_ASCII);
-        return parseRunnable(b, b.length);
-    }
-
     /** "0.52 0.58 0.59 3/467 12345": the digits before the fourth field's slash, or -1. */
     static int parseRunnable(byte[] b, int length) {
         int i = 0;

@@ -24,14 +24,19 @@ class CpuWatchTest {
         assertFalse(CpuWatch.busy(9, 2, 0), "CPUs unknown: never busy");
     }
 
+    private static int parse(String loadavg) {
+        byte[] b = loadavg.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        return CpuWatch.parseRunnable(b, b.length);
+    }
+
     @Test
     void loadavgParses() {
-        assertEquals(3, CpuWatch.parseRunnable("0.52 0.58 0.59 3/467 12345\n"));
-        assertEquals(-1, CpuWatch.parseRunnable("garbage"));
-        assertEquals(12, CpuWatch.parseRunnable("12.00 8.50 4.25 12/1890 4242"));
-        assertEquals(-1, CpuWatch.parseRunnable("0.52 0.58 0.59 /467 12345"));
-        assertEquals(-1, CpuWatch.parseRunnable("0.52 0.58 0.59 3"));
-        assertEquals(-1, CpuWatch.parseRunnable(""));
+        assertEquals(3, parse("0.52 0.58 0.59 3/467 12345\n"));
+        assertEquals(-1, parse("garbage"));
+        assertEquals(12, parse("12.00 8.50 4.25 12/1890 4242"));
+        assertEquals(-1, parse("0.52 0.58 0.59 /467 12345"));
+        assertEquals(-1, parse("0.52 0.58 0.59 3"));
+        assertEquals(-1, parse(""));
         byte[] cut = "0.52 0.58 0.59 7/467 1".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         assertEquals(7, CpuWatch.parseRunnable(cut, 17)); // the length given, not the array's
         assertEquals(-1, CpuWatch.parseRunnable(cut, 16));
