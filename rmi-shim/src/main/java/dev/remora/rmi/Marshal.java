@@ -23,11 +23,12 @@ final class Marshal {
         final boolean rawArgs;
         final boolean rawResult;
         /**
-         * A method that could be one-way ({@link AsyncMethods#onewayRefusal}: void, no checked exception but
-         * RemoteException): its synchronous calls on Remora's path and the time their callers waited, counted with
+         * For a method that could be one-way ({@link AsyncMethods#onewayRefusal}: void, no checked exception but
+         * RemoteException), its synchronous calls on Remora's path and the time their callers waited, counted with
          * remora.stats ({@link RemoraRouter#onewayCandidates}); null for other methods.
          */
-        final AtomicLong[] syncWaits;
+        final AtomicLong syncCalls;
+        final AtomicLong syncNanos;
 
         MethodInfo(Method m) {
             method = m;
@@ -39,14 +40,19 @@ final class Marshal {
             }
             rawArgs = raw;
             rawResult = result.isPrimitive();
-            syncWaits = AsyncMethods.onewayRefusal(m) == null ? new AtomicLong[] {new AtomicLong(), new AtomicLong()}
-                    : null;
+            boolean candidate = AsyncMethods.onewayRefusal(m) == null;
+            syncCalls = candidate ? new AtomicLong() : null;
+            syncNanos = candidate ? new AtomicLong() : null;
+        }
+
+        boolean onewayCandidate() {
+            return syncCalls != null;
         }
 
         /** A synchronous call of this one-way candidate made its caller wait {@code nanos}. */
         void waited(long nanos) {
-            syncWaits[0].incrementAndGet();
-            syncWaits[1].addAndGet(nanos);
+            syncCalls.incrementAndGet();
+            syncNanos.addAndGet(nanos);
         }
     }
 

@@ -178,7 +178,7 @@ public final class RemoraRouter implements CallRouter {
                 return future(c, id, hash, mi, a, method.getReturnType());
             }
         }
-        if (options.adviseOneway && mi.syncWaits != null) {
+        if (options.adviseOneway && mi.onewayCandidate()) {
             long start = System.nanoTime();
             try {
                 return call(c, id, hash, mi, a);
@@ -204,8 +204,8 @@ public final class RemoraRouter implements CallRouter {
         java.util.List<Marshal.MethodInfo> infos = new java.util.ArrayList<>(Marshal.infos());
         for (int i = 0; i < infos.size(); i++) {
             Marshal.MethodInfo mi = infos.get(i);
-            if (mi.syncWaits != null && mi.syncWaits[0].get() >= CANDIDATE_CALLS) {
-                called.add(new long[] {mi.syncWaits[0].get(), mi.syncWaits[1].get(), i});
+            if (mi.onewayCandidate() && mi.syncCalls.get() >= CANDIDATE_CALLS) {
+                called.add(new long[] {mi.syncCalls.get(), mi.syncNanos.get(), i});
             }
         }
         called.sort(new java.util.Comparator<long[]>() {
