@@ -1,9 +1,7 @@
 package dev.remora.agent;
 
-import java.io.BufferedReader;
+import dev.remora.agent.bridge.AgentJar;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -45,13 +43,13 @@ final class Preload {
         ClassLoader loader = Preload.class.getClassLoader();
         long start = System.nanoTime();
         int found = 0, missing = 0;
-        try (InputStream in = loader.getResourceAsStream(LIST)) {
-            if (in == null) {
+        try {
+            byte[] list = AgentJar.readOrNull(loader, LIST);
+            if (list == null) {
                 Log.debug("preload: no " + LIST + " in the agent jar");
                 return 0;
             }
-            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
-            for (String line; (line = r.readLine()) != null; ) {
+            for (String line : new String(list, StandardCharsets.UTF_8).split("\n")) {
                 String name = line.trim();
                 if (name.isEmpty() || name.startsWith("#")) {
                     continue;

@@ -114,9 +114,8 @@ public final class BridgeInjector {
         return b;
     }
 
+    /** The class file at {@code path} (no {@code .class}) in the agent jar, or null when missing. */
     public static byte[] readOrNull(ClassLoader loader, String path) throws IOException {
-        try (InputStream in = loader.getResourceAsStream(path + ".class")) {
-            return in == null ? null : in.readAllBytes();
-        }
+        return AgentJar.readOrNull(loader, path + ".class");
     }
 }
