@@ -29,7 +29,7 @@ usage: scripts/compare.sh [options]
   --apps-list a,b        with --apps: which apps (default sor,asp,leq,radix,water,hamming,paraffin)
   --ranks 2,4            with --apps: rank JVMs per run (default 2)
                          with --apps, --sizes takes problem sizes: tiny, comm (plain RMI spends about half its time
-                         or more communicating), compute (mostly computing); default comm,compute. --pin: split
+                         or more communicating), compute (mostly computing, for seconds); default comm,compute. --pin: split
                          (default with --apps: rank i on CPU i mod CPUs), same (all on CPU 0) or none
   --rounds N             rounds; configurations alternate within each round (default 3)
   --configs a,b          configurations to run, from $(basename "$CONFIG_FILE") (default: all of them but those

@@ -12,7 +12,11 @@ import java.util.Map;
  */
 public interface App {
 
-    /** Problem sizes by name: {@code tiny} (tests), {@code comm} (plain RMI mostly communicates), {@code compute}. */
+    /**
+     * Problem sizes by name: {@code tiny} (tests), {@code comm} (plain RMI mostly communicates), {@code compute} (the
+     * ranks mostly compute, for seconds: with 2 ranks a compute phase of 1-4 s and a run of 2-8 s here, long enough
+     * that each JVM's fixed start-up cost is not what its CPU time measures).
+     */
     Map<String, String> sizes();
 
     /** The remote object this rank offers its peers (exported by {@link Rank}). */

@@ -27,7 +27,7 @@ public final class Asp implements App {
 
     @Override
     public Map<String, String> sizes() {
-        return Map.of("tiny", "n=60", "comm", "n=300", "compute", "n=1800");
+        return Map.of("tiny", "n=60", "comm", "n=300", "compute", "n=2700");
     }
 
     @Override

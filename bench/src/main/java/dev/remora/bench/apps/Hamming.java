@@ -38,7 +38,7 @@ public final class Hamming implements App {
 
     @Override
     public Map<String, String> sizes() {
-        return Map.of("tiny", "m=500,k=8", "comm", "m=6000,k=6", "compute", "m=1500,k=1200000");
+        return Map.of("tiny", "m=500,k=8", "comm", "m=6000,k=6", "compute", "m=1500,k=4000000");
     }
 
     @Override

@@ -47,7 +47,7 @@ public final class Leq implements App {
     @Override
     public Map<String, String> sizes() {
         return Map.of("tiny", "n=48,dom=10,iters=2000", "comm", "n=256,dom=1,iters=8000",
-                "compute", "n=5000,dom=30,iters=2000");
+                "compute", "n=5000,dom=8,iters=2000");
     }
 
     @Override

@@ -69,7 +69,7 @@ public final class Paraffin implements App {
     @Override
     public Map<String, String> sizes() {
         return Map.of("tiny", "n=10,parts=4,rounds=2", "comm", "n=13,parts=8,rounds=40",
-                "compute", "n=17,parts=8,rounds=4");
+                "compute", "n=18,parts=8,rounds=12");
     }
 
     @Override

@@ -47,7 +47,7 @@ public final class Radix implements App {
 
     @Override
     public Map<String, String> sizes() {
-        return Map.of("tiny", "n=20000", "comm", "n=200000", "compute", "n=2000000");
+        return Map.of("tiny", "n=20000", "comm", "n=200000", "compute", "n=8000000");
     }
 
     @Override

@@ -39,7 +39,7 @@ public final class Sor implements App {
 
     @Override
     public Map<String, String> sizes() {
-        return Map.of("tiny", "n=40,iters=20", "comm", "n=200,iters=2500", "compute", "n=3000,iters=60");
+        return Map.of("tiny", "n=40,iters=20", "comm", "n=200,iters=2500", "compute", "n=3000,iters=200");
     }
 
     @Override

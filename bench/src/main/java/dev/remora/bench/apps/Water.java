@@ -37,7 +37,7 @@ public final class Water implements App {
 
     @Override
     public Map<String, String> sizes() {
-        return Map.of("tiny", "n=64,steps=10", "comm", "n=200,steps=800", "compute", "n=4000,steps=30");
+        return Map.of("tiny", "n=64,steps=10", "comm", "n=200,steps=800", "compute", "n=4000,steps=100");
     }
 
     @Override
