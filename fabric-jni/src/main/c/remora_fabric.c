@@ -26,11 +26,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <limits.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -254,7 +257,13 @@ typedef struct rf_waiter {
     int deep;                        /* the CQ was polled once more since deep sleep was allowed */
     rf_adapt *adapt;                 /* the kind of wait, for an adaptive spin budget; NULL: spin_ns */
     int64_t budget;                  /* this wait's spin budget, fixed when its clock starts */
+    int lost_cpu;                    /* a yield lost the CPU (RF_LOST_CPU_NS): the spin ended (message waits only) */
+    int armed;                       /* rf_rx_block raised the ring's sleep flag and the CQ was polled once more */
 } rf_waiter;
+
+static int rf_rx_blocks(const rf_ep *ep);
+static void rf_rx_block(rf_ep *ep, rf_waiter *w, uint64_t left);
+static void rf_wake_peer(rf_ep *ep);
 
 /* ---------------------------------------------------------------- copies (see rf_copy in remora_fabric.h) */
 
@@ -860,7 +869,21 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
             return RF_OK; /* a first few pure polls: a split-CPU round trip often completes within them */
         }
         if (ep->wait.yield) {
-            sched_yield();
+            if (cq == ep->rxcq) {
+                /* A yield that lost the CPU for whole slices (a JIT compiler recompiling on this CPU, while JDK
+                 * serialization keeps it busy) ends the spin: a sleeping receiver is woken by the message (fd, bell)
+                 * or its nap's timer, and preempts such a thread; a yielding one waits for the thread's slice to end,
+                 * 1-4 ms here, at every wait (the compare's fabric+jdk pingpong: p99 5-7 ms). Not for sends. */
+                uint64_t before = rf_now();
+                sched_yield();
+                if (rf_now() - before >= (uint64_t) RF_LOST_CPU_NS) {
+                    w->lost_cpu = 1;
+                    w->nap = 1000;
+                    return RF_OK; /* poll once more: the message may have come while the CPU was lost */
+                }
+            } else {
+                sched_yield();
+            }
         }
         if ((w->polls & 15) != 1 && w->start != 0) {
             return RF_OK;
@@ -890,6 +913,10 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
             int ms = left > 100000000ull ? 100 : (int) (left / 1000000ull) + 1;
             (void) poll(p, 2, ms);
         }
+        return RF_OK;
+    }
+    if (cq == ep->rxcq && rf_rx_blocks(ep)) { /* the peer wakes us at its next post: block, as a socket read does */
+        rf_rx_block(ep, w, left);
         return RF_OK;
     }
     if (cq == ep->rxcq && ep->deep) {
@@ -1022,6 +1049,7 @@ static int rf_post_send(rf_ep *ep, int64_t peer, const void *buf, size_t len, ui
                            : fi_tsend(ep->ep, buf, len, NULL, (fi_addr_t) peer, tag, ctx);
         }
         if (rc == 0) {
+            rf_wake_peer(ep);
             return RF_OK;
         }
         if (rc != -FI_EAGAIN) {
@@ -1066,7 +1094,7 @@ static int rf_in_ring(const rf_ep *ep, const void *buf, size_t len) {
  * user can map the file (0600), which is the trust libfabric's shm provider already needs; the name is unlinked as
  * soon as the peer answered, and at exit.
  */
-#define RF_SHARED_MAGIC 0x524d52494e473031ull /* "RMRING01" */
+#define RF_SHARED_MAGIC 0x524d52494e473032ull /* "RMRING02": with rx_sleeping */
 #define RF_SHARED_HDR 4096u
 #define RF_SHARED_MIN (64u * 1024u)
 
@@ -1074,9 +1102,68 @@ typedef struct rf_shared_hdr {
     uint64_t magic;
     uint64_t cap;                    /* bytes of ring after the header page */
     int64_t creator;                 /* the creating process, for diagnostics */
-    uint64_t pad[5];
+    volatile uint32_t rx_sleeping;   /* a futex: 1 while the ring owner's receiver may sleep on it (rf_rx_block) */
+    uint32_t pad32;
+    uint64_t pad[4];
     volatile uint64_t released;      /* every message ending at or before this count was read (the receiver's) */
 } rf_shared_hdr;
+
+/*
+ * Blocking receives (shm with shared rings both ways). shm has no wait object, so a receiver that has spun out its
+ * budget used to nap, and a nap is not ended by the message: a message that came during a 100 us nap waited for its
+ * end. Where the peer has mapped this endpoint's ring (rf_shared_enable), the receiver blocks instead on a futex in
+ * the ring's header page, which both processes map: it raises rx_sleeping, polls the CQ once more, and sleeps while
+ * the flag stays up; the peer, after each post (rf_post_send), sees the flag, clears it and wakes the receiver. The
+ * flag is raised before the last poll and read after the post, each behind a full barrier, so either that poll finds
+ * the message or the sender finds the flag. A sleep lasts 100 ms at most, as a safety net, and rf_wakeup wakes it.
+ * Thus a receiver whose spin lost the CPU (RF_LOST_CPU_NS), or that does not spin while the application wants every
+ * CPU, is woken by the message and preempts whatever runs, where a yielding or napping one waited for its slice.
+ */
+static int rf_futex(volatile uint32_t *word, int op, uint32_t val, const struct timespec *ts) {
+    return (int) syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+static int rf_rx_blocks(const rf_ep *ep) {
+    return __atomic_load_n(&ep->sh_tx_on, __ATOMIC_RELAXED) && ep->sh_tx != NULL;
+}
+
+/* One step of a blocking wait: first raises the flag and returns (the caller polls the CQ once more), then sleeps
+ * while the flag is up, at most left ns (and 100 ms). */
+static void rf_rx_block(rf_ep *ep, rf_waiter *w, uint64_t left) {
+    rf_shared_hdr *h = (rf_shared_hdr *) ep->sh_tx;
+    if (!w->armed) {
+        __atomic_store_n(&h->rx_sleeping, 1, __ATOMIC_SEQ_CST);
+        w->armed = 1;
+        return;
+    }
+    uint64_t d = left < 100000000ull ? left : 100000000ull;
+    struct timespec ts = {(time_t) (d / 1000000000ull), (long) (d % 1000000000ull)};
+    (void) rf_futex(&h->rx_sleeping, FUTEX_WAIT, 1, &ts);
+    w->armed = 0; /* woken (the flag is down), timed out or interrupted: raise it again before the next sleep */
+}
+
+/* A receive ends: the flag down, so that the peer's next posts need not wake anyone. */
+static void rf_rx_unblock(rf_ep *ep) {
+    if (rf_rx_blocks(ep)) {
+        rf_shared_hdr *h = (rf_shared_hdr *) ep->sh_tx;
+        if (__atomic_load_n(&h->rx_sleeping, __ATOMIC_RELAXED) != 0) {
+            __atomic_store_n(&h->rx_sleeping, 0, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/* After a post to the peer: wakes its receiver if it sleeps on its ring's flag. */
+static void rf_wake_peer(rf_ep *ep) {
+    if (ep->sh_rx == NULL) {
+        return;
+    }
+    rf_shared_hdr *h = (rf_shared_hdr *) ep->sh_rx;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&h->rx_sleeping, __ATOMIC_RELAXED) != 0 &&
+        __atomic_exchange_n(&h->rx_sleeping, 0, __ATOMIC_SEQ_CST) != 0) {
+        (void) rf_futex(&h->rx_sleeping, FUTEX_WAKE, 1, NULL);
+    }
+}
 
 int rf_shared_create(rf_ep *ep, size_t bytes, char *name, size_t namelen, char *err) {
     static volatile uint32_t counter;
@@ -1499,7 +1586,15 @@ static int rf_take_head(rf_ep *ep, rf_msg *msg, char *err) {
     return 1;
 }
 
+static int rf_recv_wait(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err);
+
 int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
+    int rc = rf_recv_wait(ep, timeout_ns, msg, err);
+    rf_rx_unblock(ep);
+    return rc;
+}
+
+static int rf_recv_wait(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
     struct fi_cq_tagged_entry e[RF_CQ_BATCH];
     if (ep->broken) {
         snprintf(err, RF_ERR_LEN, "%s", ep->broken_msg);
@@ -1518,7 +1613,11 @@ int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
     }
     uint64_t deadline = rf_deadline(timeout_ns);
     rf_waiter w = {.adapt = &ep->rx_adapt};
+    int lost_cpu = 0;
+    msg->lost_cpu = 0;
     for (;;) {
+        lost_cpu |= w.lost_cpu;
+        msg->lost_cpu = lost_cpu;
         if (ep->large_pending == 0) {
             ep->large_pending = -1;
             msg->length = ep->large_len;
@@ -1621,6 +1720,11 @@ void rf_bell(rf_ep *ep) {
 void rf_wakeup(rf_ep *ep) {
     ep->closing = 1;
     rf_poke(ep);
+    if (ep->sh_tx != NULL) { /* a receiver blocked on its ring's flag */
+        rf_shared_hdr *h = (rf_shared_hdr *) ep->sh_tx;
+        __atomic_store_n(&h->rx_sleeping, 0, __ATOMIC_SEQ_CST);
+        (void) rf_futex(&h->rx_sleeping, FUTEX_WAKE, INT_MAX, NULL);
+    }
 }
 
 void rf_close(rf_ep *ep) {

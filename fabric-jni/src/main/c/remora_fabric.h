@@ -37,6 +37,8 @@
 #define RF_SLOT_LARGE 2               /* rf_msg.slot of a message held in the large buffer */
 #define RF_SLOT_SHARED 3              /* rf_msg.slot of a message read where it lies, in the peer's shared ring */
 
+#define RF_LOST_CPU_NS 500000ll       /* a yield this long lost the CPU to a thread that runs for whole slices */
+
 typedef struct rf_ep rf_ep;
 
 /* Where the last received message is: returned by rf_recv; the buffer stays valid until the next rf_recv. */
@@ -47,6 +49,8 @@ typedef struct rf_msg {
     int64_t large_generation;         /* changes whenever the large buffer is reallocated */
     int64_t stamp;                    /* the sender's stamp (for diagnostics) */
     int64_t offset;                   /* where the message starts in its slot's buffer (RF_SLOT_SHARED; else 0) */
+    int64_t lost_cpu;                 /* 1: this wait stopped spinning because a yield lost the CPU (RF_LOST_CPU_NS);
+                                       * set by every rf_recv, also one that times out */
 } rf_msg;
 
 /* How a thread waits for a completion: busy_polls pure polls, then polls with sched_yield (if yield) until its spin
@@ -129,7 +133,10 @@ int rf_shared_attach(rf_ep *ep, const char *name, char *err);
 void rf_shared_enable(rf_ep *ep, int enable);
 int rf_shared_on(rf_ep *ep);
 
-/* Receives the next message; timeout_ns < 0 waits until a message, rf_wakeup or an error. */
+/* Receives the next message; timeout_ns < 0 waits until a message, rf_wakeup or an error. A spin whose yield lost
+ * the CPU for RF_LOST_CPU_NS or more (another thread runnable for whole slices on this CPU, e.g. a JIT compiler)
+ * ends at once: the wait sleeps (fd, deep sleep or naps), and msg->lost_cpu says so, so that the caller can stop
+ * spinning for its next waits. */
 int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err);
 
 /* The receive buffer of a slot and its capacity. */

@@ -4,7 +4,8 @@
  * Two endpoints in one process over PROVIDER (default shm, argv[1] to override): an echo thread answers every
  * message; the main thread checks rf_copy against memcpy, 64 B, 100 KB, a segmented 3 MB message (also from sources
  * that are not 64-byte aligned), receive timeout (and the timer slack of
- * its naps), deep sleep until the bell, wakeup, an unknown provider's error text and close. Exit status 0 when all
+ * its naps), deep sleep until the bell, that a busy thread on the receiver's CPU ends a spin (and does not delay a
+ * message by its slices), wakeup, an unknown provider's error text and close. Exit status 0 when all
  * pass; each failure prints one line.
  *
  * Over shm also: shared rings (messages read where they lie in the sender's ring; full ring; no reader).
@@ -15,6 +16,8 @@
 
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +195,104 @@ static void deep_sleep_until_the_bell(rf_ep *a, rf_ep *b, int64_t peer_a) {
     CHECK(r.rc == RF_OK && r.msg.length == 3, "napper: rc %d, length %lld", r.rc, (long long) r.msg.length);
     rf_wait_policy plain = {.spin_ns = 20000, .max_sleep_ns = 200000, .yield = 1, .busy_polls = 20};
     rf_set_wait(a, &plain);
+}
+
+static volatile int hog_stop;
+
+static void *hog_main(void *p) {
+    (void) p;
+    while (!hog_stop) {
+        /* always runnable: as a JVM's JIT compiler is while it recompiles */
+    }
+    return NULL;
+}
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t) ts.tv_sec * 1000000000ull + (uint64_t) ts.tv_nsec;
+}
+
+typedef struct late_sender {
+    rf_ep *ep;
+    int64_t peer;
+    volatile uint64_t sent_at;
+    int rc;
+} late_sender;
+
+static void *late_send_main(void *p) {
+    late_sender *l = p;
+    char err[RF_ERR_LEN];
+    struct timespec ts = {0, 5000000};
+    nanosleep(&ts, NULL);
+    l->sent_at = now_ns();
+    l->rc = rf_send(l->ep, l->peer, "late", 4, 1000000000ll, err);
+    return NULL;
+}
+
+static int cmp_u64(const void *x, const void *y) {
+    uint64_t a = *(const uint64_t *) x, b = *(const uint64_t *) y;
+    return a < b ? -1 : a > b;
+}
+
+/*
+ * A thread that is always runnable (as a JVM's JIT compiler is while it recompiles) shares the receiving thread's
+ * CPU; a message comes from another CPU 5 ms into the receive, whose spin budget (200 ms) outlasts it. A yield may
+ * give that thread a whole slice, so a receiver that went on spinning would see the message only when the slice
+ * ended. The receiver must stop spinning at the first yield that lost the CPU, say so (lost_cpu), and nap instead:
+ * a napper's timer preempts the busy thread. Median of 8 receives.
+ */
+static void a_busy_cpu_ends_the_spin(rf_ep *rx, rf_ep *tx, int64_t rx_peer) {
+    char err[RF_ERR_LEN];
+    cpu_set_t saved, one;
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
+        return; /* valgrind runs one thread at a time on its own scheduler: no timing to check */
+    }
+    if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) != 0 || CPU_COUNT(&saved) < 2) {
+        printf("test_remora_fabric: fewer than 2 CPUs, busy-CPU check skipped\n");
+        return;
+    }
+    rf_wait_policy spin_long = {.spin_ns = 200000000, .max_sleep_ns = 200000, .yield = 1, .busy_polls = 20};
+    rf_set_wait(rx, &spin_long);
+    CPU_ZERO(&one);
+    CPU_SET(sched_getcpu(), &one);
+    pthread_attr_t on_one, anywhere;
+    pthread_attr_init(&on_one);
+    pthread_attr_setaffinity_np(&on_one, sizeof(one), &one);
+    pthread_attr_init(&anywhere);
+    pthread_attr_setaffinity_np(&anywhere, sizeof(saved), &saved);
+    pthread_setaffinity_np(pthread_self(), sizeof(one), &one);
+    hog_stop = 0;
+    pthread_t hog;
+    pthread_create(&hog, &on_one, hog_main, NULL);
+    uint64_t lat[8];
+    int lost = 0;
+    for (int i = 0; i < 8; i++) {
+        late_sender l = {.ep = tx, .peer = rx_peer};
+        pthread_t t;
+        pthread_create(&t, &anywhere, late_send_main, &l);
+        rf_msg msg;
+        int rc = rf_recv(rx, 2000000000ll, &msg, err);
+        uint64_t got = now_ns();
+        pthread_join(t, NULL);
+        CHECK(rc == RF_OK && l.rc == RF_OK && msg.length == 4, "late message %d: recv %d, send %d", i, rc, l.rc);
+        lat[i] = got - l.sent_at;
+        lost += msg.lost_cpu == 1;
+    }
+    hog_stop = 1;
+    pthread_join(hog, NULL);
+    pthread_attr_destroy(&on_one);
+    pthread_attr_destroy(&anywhere);
+    pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+    rf_wait_policy plain = {.spin_ns = 20000, .max_sleep_ns = 200000, .yield = 1, .busy_polls = 20};
+    rf_set_wait(rx, &plain);
+    qsort(lat, 8, sizeof(lat[0]), cmp_u64);
+    printf("test_remora_fabric: busy CPU: %d of 8 receives lost it, delay median %llu us, max %llu us\n", lost,
+           (unsigned long long) (lat[4] / 1000), (unsigned long long) (lat[7] / 1000));
+    CHECK(lost >= 4, "with a thread always runnable on its CPU, only %d of 8 receives said their spin lost it", lost);
+    CHECK(lat[4] < 1000000, "with a busy thread on its CPU a receive saw a message %llu us after it was sent (median)",
+          (unsigned long long) (lat[4] / 1000));
 }
 
 typedef struct echo_arg {
@@ -397,6 +498,61 @@ static void share(rf_ep *c, rf_ep *d, size_t c_ring) {
  * ring space (every message whole, in order); one that reads nothing makes a send fail at its timeout with a message
  * that says so; rf_close then frees both mappings (valgrind).
  */
+/*
+ * With shared rings both ways, a receiver that has stopped spinning blocks on its ring's flag, and the peer's post
+ * wakes it: with naps of up to 50 ms allowed, a message sent 20 ms into a receive that does not spin must arrive in
+ * a few ms, not at the end of a nap (about 13 ms later). rf_wakeup must wake such a receiver too.
+ */
+static void a_message_wakes_a_blocked_receiver(const char *prov) {
+    if (strcmp(prov, "shm") != 0) {
+        return;
+    }
+    char err[RF_ERR_LEN];
+    rf_ep *c, *d;
+    int64_t to_d = -1, to_c = -1;
+    if (!open_pair(prov, &c, &d, &to_d, &to_c)) {
+        return;
+    }
+    share(c, d, 256 * 1024);
+    recv_arg r = {.ep = c, .rc = -100};
+    pthread_t t;
+    pthread_create(&t, NULL, recv_main, &r); /* shm's first message needs the receiver's progress: one at once */
+    CHECK(rf_send(d, to_c, "hi", 2, 1000000000ll, err) == RF_OK, "first send to c: %s", err);
+    pthread_join(t, NULL);
+    CHECK(r.rc == RF_OK, "first receive on c: rc %d", r.rc);
+    rf_wait_policy no_spin = {.spin_ns = 0, .max_sleep_ns = 50000000, .yield = 1, .busy_polls = 0};
+    rf_set_wait(c, &no_spin);
+    uint64_t delay[3];
+    for (int i = 0; i < 3; i++) {
+        r.rc = -100;
+        pthread_create(&t, NULL, recv_main, &r);
+        usleep(20000);
+        uint64_t sent = now_ns();
+        CHECK(rf_send(d, to_c, "wake", 4, 1000000000ll, err) == RF_OK, "send %d to c: %s", i, err);
+        while (r.rc == -100 && now_ns() - sent < 5000000000ull) {
+            usleep(50);
+        }
+        delay[i] = now_ns() - sent;
+        pthread_join(t, NULL);
+        CHECK(r.rc == RF_OK && r.msg.length == 4, "blocked receive %d: rc %d", i, r.rc);
+    }
+    qsort(delay, 3, sizeof(delay[0]), cmp_u64);
+    const char *preload = getenv("LD_PRELOAD");
+    int valgrind = preload != NULL && strstr(preload, "vgpreload") != NULL; /* its own scheduler: no timing */
+    CHECK(valgrind || delay[1] < 5000000,
+          "a receiver that did not spin took a message %llu us after it was sent (median of 3)",
+          (unsigned long long) (delay[1] / 1000));
+    r.rc = -100;
+    pthread_create(&t, NULL, recv_main, &r);
+    usleep(20000);
+    rf_wakeup(c);
+    CHECK(returns_within(&r, 40), "rf_wakeup did not end a blocked receive within 40 ms");
+    pthread_join(t, NULL);
+    CHECK(r.rc == RF_CLOSED, "a blocked receive ended by rf_wakeup returned %d", r.rc);
+    rf_close(d);
+    rf_close(c);
+}
+
 static void shared_rings(const char *prov) {
     if (strcmp(prov, "shm") != 0) {
         return;
@@ -642,8 +798,10 @@ int main(int argc, char **argv) {
     copies_are_exact(a);
     naps_use_a_small_timer_slack(a);
     deep_sleep_until_the_bell(a, b, peer_a);
+    a_busy_cpu_ends_the_spin(a, b, peer_a);
     sends_complete_behind(prov, b);
     shared_rings(prov);
+    a_message_wakes_a_blocked_receiver(prov);
 
     echo_arg echo = {.ep = b};
     pthread_t t;

@@ -65,7 +65,7 @@ public final class FabricEndpoint implements Closeable {
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock receiveLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ByteBuffer result = ByteBuffer.allocateDirect(48).order(ByteOrder.nativeOrder());
+    private final ByteBuffer result = ByteBuffer.allocateDirect(56).order(ByteOrder.nativeOrder());
     private final ByteBuffer[] views = new ByteBuffer[4];
     private long largeGeneration = -1;
     private ByteBuffer current;
@@ -75,6 +75,7 @@ public final class FabricEndpoint implements Closeable {
     private final Object control = new Object(); // sleepDeeply and bell against close: never on a freed handle
 
     private volatile boolean spinOn = true;
+    private boolean lostCpu; // the last receive's; guarded by receiveLock (read by the receiving thread)
 
     private FabricEndpoint(long handle, FabricOptions options) {
         this.handle = handle;
@@ -343,13 +344,15 @@ public final class FabricEndpoint implements Closeable {
     /**
      * Waits for the next message, at most timeoutNanos (negative: until a message arrives or the endpoint is
      * closed). Returns its length, or {@link #TIMEOUT}. The message is then in {@link #received()}, valid until the
-     * next call of receive; {@link #receivedSource()} is its sender.
+     * next call of receive; {@link #receivedSource()} is its sender; {@link #lostCpu()} says whether its spin lost the
+     * CPU.
      */
     public int receive(long timeoutNanos) throws IOException {
         receiveLock.lock();
         try {
             ensureOpen();
             long length = FabricNative.receive(handle, timeoutNanos, result);
+            lostCpu = result.getLong(48) != 0;
             if (length < 0) {
                 return TIMEOUT;
             }
@@ -373,6 +376,15 @@ public final class FabricEndpoint implements Closeable {
         } finally {
             receiveLock.unlock();
         }
+    }
+
+    /**
+     * Whether the last {@link #receive}, message or timeout, stopped spinning because a yield lost the CPU for half a
+     * millisecond or more: another thread on this CPU runs for whole scheduler slices (a JIT compiler busy
+     * recompiling), so spinning in the next waits would hand it a slice each time. The receiving thread's.
+     */
+    public boolean lostCpu() {
+        return lostCpu;
     }
 
     /**

@@ -26,8 +26,10 @@ public enum Property {
             "libfabric provider; auto = shm on one host, else tcp;ofi_rxm, verbs or efa where both peers have it."),
     FABRIC_SPIN("remora.fabric.spin", "20000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver polls (yielding the CPU) before it sleeps: on the completion queue's fd"
-                    + " where the provider has one (tcp), else in naps up to 1 ms (shm). No polling while other"
-                    + " runnable threads fill every CPU (the application computing)."),
+                    + " where the provider has one (tcp), else (shm) blocked until the peer's next frame with"
+                    + " remora.fabric.shared, or in naps up to 1 ms without. No polling while other runnable threads"
+                    + " fill every CPU (the application computing), nor for a while after a yield lost the CPU for"
+                    + " 500 us."),
     FABRIC_SPIN_MAX("remora.fabric.spin.max", "200000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric wait may spin at most when it adapts: twice what such waits lately lasted, at least"
                     + " remora.fabric.spin, so a peer that answers a little after remora.fabric.spin does not cost a"
@@ -43,18 +45,20 @@ public enum Property {
                     + " it: a message above the inject size and up to a quarter of the ring is read where the sender"
                     + " staged it, and only a 16-byte descriptor goes through libfabric, not the message by the"
                     + " kernel's CMA copy (echo of a byte[100000] in split placement: 17-21 us instead of 36-39 here)."
-                    + " false = libfabric moves every message."),
+                    + " A receiver that stops spinning then blocks on a futex in the ring's header, which the peer's"
+                    + " next frame wakes. false = libfabric moves every message, and such a receiver naps."),
     FABRIC_UPGRADE("remora.fabric.upgrade", "true", values("true", "always", "false"),
             "With remora.transport=auto: a JVM loads libfabric (about 0.3 s and 0.1-0.2 s of CPU here) only once a"
                     + " connection has carried 4096 calls; until then, and while it loads, calls go over Remora's"
                     + " socket transport, then the connection moves to fabric (not one whose server declared one-way"
                     + " methods: their order would not hold across two connections). true = only a connection"
-                    + " most of whose calls came less than 100 us after the one before (further apart, a receiver"
-                    + " over shm, which has no wait object, naps where a socket read is woken by the kernel; asked"
-                    + " again after 4096 more calls, three times); always = whatever the pace; false = libfabric"
-                    + " loads when the first RMI object is used and every connection waits for it."),
+                    + " most of whose calls came less than 100 us after the one before (calls further apart, with"
+                    + " the ranks computing in between, ran slower over shm than over sockets here; asked again"
+                    + " after 4096 more calls, three times); always = whatever the pace; false = libfabric loads"
+                    + " when the first RMI object is used and every connection waits for it."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
-            "Nanoseconds a fabric receiver naps idle (shm, which has no wait fd) before it asks its peer, on the"
+            "Nanoseconds a fabric receiver naps idle (shm without remora.fabric.shared, which has no wait fd; with"
+                    + " shared rings it blocks until the peer's next frame wakes it) before it asks its peer, on the"
                     + " link's TCP connection, to ring before the next frame, and sleeps until then: an idle link costs"
                     + " no CPU. 0 = nap on (up to 1 ms, about 1.5 % of a CPU per idle link)."),
     SOCKET_SPIN("remora.socket.spin", "20000", integer(0, Integer.MAX_VALUE),

@@ -76,6 +76,20 @@ public final class CpuWatch {
     }
 
     /**
+     * Waits that block at once after a spin lost the CPU (a yield of half a millisecond or more: another thread runs
+     * for whole slices on this CPU): from BACKOFF_MIN, doubling up to BACKOFF_MAX while the spins between them lose it
+     * too (a JIT compiler recompiling for seconds), back to none after a spin that did not. The socket and fabric
+     * links' receivers count them.
+     */
+    static final int BACKOFF_MIN = 4;
+    static final int BACKOFF_MAX = 1024;
+
+    /** The next run of waits that block at once: 4 after a first lost spin, doubling while spins keep losing. */
+    public static int nextBackoff(int level) {
+        return level == 0 ? BACKOFF_MIN : Math.min(level * 2, BACKOFF_MAX);
+    }
+
+    /**
      * The rule: {@code runnable} threads system-wide, of which one is the thread asking and {@code spinners} are this
      * JVM's spinning waiters; the rest fill every one of {@code cpus}.
      */

@@ -164,7 +164,7 @@ final class SocketLink implements Link {
 
     /**
      * Waits up to spinNanos for bytes to arrive without blocking; the read that follows then finds them. Skipped for
-     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link #nextBackoff}).
+     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link CpuWatch#nextBackoff}).
      */
     private void spin() {
         if (spinBackoff > 0) {
@@ -182,16 +182,11 @@ final class SocketLink implements Link {
             CpuWatch.spun(counted);
         }
         if (r == SPIN_LOST_CPU) {
-            backoffLevel = nextBackoff(backoffLevel);
+            backoffLevel = CpuWatch.nextBackoff(backoffLevel);
             spinBackoff = backoffLevel;
         } else {
             backoffLevel = 0;
         }
-    }
-
-    /** The next run of waits that block at once: 4 after a first lost spin, doubling while spins keep losing. */
-    static int nextBackoff(int level) {
-        return level == 0 ? BACKOFF_MIN : Math.min(level * 2, BACKOFF_MAX);
     }
 
     private boolean bytesWaiting() {
@@ -206,12 +201,6 @@ final class SocketLink implements Link {
     static final int SPIN_BUDGET = 1;
     static final int SPIN_LOST_CPU = 2;
 
-    /**
-     * Waits that block at once after a spin lost the CPU: from BACKOFF_MIN, doubling up to BACKOFF_MAX while the
-     * spins between them lose it too (a JIT compiler recompiling for seconds), back to none after a spin that did not.
-     */
-    static final int BACKOFF_MIN = 4;
-    static final int BACKOFF_MAX = 1024;
     /**
      * A yield this long lost the CPU to a thread that runs for whole slices; shorter ones (a JVM's housekeeping
      * threads, the peer's reply in same-CPU placement) only end the spin when the budget is spent.

@@ -71,6 +71,8 @@ public final class FabricLink implements Link {
     private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
     private volatile boolean sleepAsked; // this side asked the peer to ring and was not rung since
     private boolean longWait; // expectLongWait, for the next receive (the receiving thread's)
+    private int spinBackoff; // waits left that do not spin after a spin lost the CPU (the receiving thread's)
+    private int backoffLevel; // the last such run's length, doubling while spins keep losing (the receiving thread's)
     private volatile boolean open = true;
     /** The frames of a message that carried several, after the first: handed out before the next message. */
     private byte[] run = new byte[0]; // the receiving thread's (receives are serialised by their callers)
@@ -249,9 +251,14 @@ public final class FabricLink implements Link {
             return fromRun(sink);
         }
         int n;
-        boolean spin = !CpuWatch.othersBusy(); // spinning pays only while a CPU would otherwise idle
+        boolean backingOff = spinBackoff > 0; // a recent spin lost the CPU: no spin (block; nap without shared rings)
+        if (backingOff) {
+            spinBackoff--;
+        }
+        boolean spin = !backingOff && !CpuWatch.othersBusy(); // spinning pays only while a CPU would otherwise idle
         boolean longWait = this.longWait;
         this.longWait = false;
+        boolean lost = false;
         endpoint.spin(spin);
         HostSpinners counted = null; // counted in CpuWatch as a spinning waiter of this JVM: where
         try {
@@ -268,6 +275,7 @@ public final class FabricLink implements Link {
                 }
                 // a long wait on a shared CPU: no naps (one would outlast the wait by up to 1 ms), the bell at once
                 n = endpoint.receive(longWait && !spin ? 0 : sleepNanos);
+                lost = endpoint.lostCpu();
                 if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
                     if (counted != null) {
                         CpuWatch.spun(counted);
@@ -276,9 +284,11 @@ public final class FabricLink implements Link {
                     sleepAsked = true;
                     signal(SLEEP);
                     n = endpoint.receive(timeout < 0 ? -1 : Math.max(0, timeout - (System.nanoTime() - start)));
+                    lost |= endpoint.lostCpu();
                 }
             } else {
                 n = endpoint.receive(timeout);
+                lost = endpoint.lostCpu();
             }
         } catch (ClosedChannelException e) {
             throw closed(e);
@@ -289,6 +299,12 @@ public final class FabricLink implements Link {
             if (counted != null) {
                 CpuWatch.spun(counted);
             }
+        }
+        if (lost) { // as SocketLink does: the next waits block, more of them while spins keep losing
+            backoffLevel = CpuWatch.nextBackoff(backoffLevel);
+            spinBackoff = backoffLevel;
+        } else if (spin) {
+            backoffLevel = 0;
         }
         if (n == FabricEndpoint.TIMEOUT) {
             throw new SocketTimeoutException("no frame from " + peer + " within " + timeoutMillis + " ms");
