@@ -73,6 +73,7 @@ public class RemoraObjectInput extends ObjectInputStream {
     private Object[] handles = new Object[64];
     private int nHandles;
     private int depth;
+    private int deepest; // the deepest depth of the current top-level readObject: to tell a stack overflow
     /** Sections being read: reading past one is an OptionalDataException, as past JDK block data. */
     private int bounded;
     /** Stream mode: the last frame read ends inside a value whose write aborted ({@link Wire#F_CUT}). */
@@ -178,6 +179,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         callStart = off;
         bytesBase = 0;
         depth = 0;
+        deepest = 0;
         bounded = 0;
         totalRefs = 0;
         curObj = null;
@@ -297,7 +299,7 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             return o;
         } catch (StackOverflowError e) {
-            if (!top || !overflowed(e)) {
+            if (!top || !overflowed(e, deepest)) {
                 throw e; // one that a class's own code threw (a record constructor, readObject): the JDK passes it on
             }
             throw new InvalidObjectException("object graph too deep for this thread's stack (depth limit "
@@ -306,22 +308,26 @@ public class RemoraObjectInput extends ObjectInputStream {
             if (top) {
                 validations = null;
                 depth = 0;
+                deepest = 0;
             }
         }
     }
 
     /**
      * Whether the JVM threw {@code e} because this thread's stack ran out (a graph too deep): such an error has no
-     * message and a trace as deep as the JVM records (1024 frames by default) or none; one that code threw itself has
-     * a message or a short trace.
+     * message, and a trace as deep as the JVM records (1024 frames by default) or none, or it came while the graph was
+     * {@value #OVERFLOW_DEPTH} or more objects deep (once, in a full test run, such an overflow's trace was shorter);
+     * one that code threw itself has a message or a short trace, near the top of the graph.
      */
-    private static boolean overflowed(StackOverflowError e) {
+    static boolean overflowed(StackOverflowError e, int deepest) {
         if (e.getMessage() != null) {
             return false;
         }
         int frames = e.getStackTrace().length;
-        return frames == 0 || frames >= 512;
+        return frames == 0 || frames >= 512 || deepest >= OVERFLOW_DEPTH;
     }
+
+    static final int OVERFLOW_DEPTH = 256;
 
     /** Reference field of a generated codec. */
     final Object readFieldObject() throws IOException, ClassNotFoundException {
@@ -348,6 +354,9 @@ public class RemoraObjectInput extends ObjectInputStream {
                     + " (SerializerOptions.maxDepth)");
         }
         depth++;
+        if (depth > deepest) {
+            deepest = depth;
+        }
         totalRefs++;
         lastEx = null;
         try {

@@ -84,4 +84,24 @@ class RecordFidelityTest {
         assertEquals(InvalidObjectException.class, failure[0] == null ? null : failure[0].getClass(),
                 () -> String.valueOf(failure[0]));
     }
+
+    /**
+     * What tells the JVM's overflow of a deep graph from a StackOverflowError a class threw: a message, or a short
+     * trace near the top of the graph. A JVM overflow once came with a trace shorter than 512 frames in a full test
+     * run, so the graph's depth at the time counts too.
+     */
+    @Test
+    void anOverflowIsToldByItsMessageTraceAndTheGraphsDepth() {
+        StackOverflowError thrown = new StackOverflowError("thrown by the constructor");
+        assertEquals(false, RemoraObjectInput.overflowed(thrown, 100_000));
+        StackOverflowError shortTrace = new StackOverflowError();
+        StackTraceElement[] frames = new StackTraceElement[100];
+        java.util.Arrays.fill(frames, new StackTraceElement("C", "m", "C.java", 1));
+        shortTrace.setStackTrace(frames);
+        assertEquals(false, RemoraObjectInput.overflowed(shortTrace, 3));
+        assertEquals(true, RemoraObjectInput.overflowed(shortTrace, RemoraObjectInput.OVERFLOW_DEPTH));
+        StackOverflowError noTrace = new StackOverflowError();
+        noTrace.setStackTrace(new StackTraceElement[0]);
+        assertEquals(true, RemoraObjectInput.overflowed(noTrace, 0));
+    }
 }
