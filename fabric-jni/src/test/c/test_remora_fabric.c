@@ -472,6 +472,11 @@ static int open_pair(const char *prov, rf_ep **c, rf_ep **d, int64_t *to_d, int6
     return 1;
 }
 
+/* open_pair, for the shared-ring tests: over shm only (0 for any other provider). */
+static int open_shm_pair(const char *prov, rf_ep **c, rf_ep **d, int64_t *to_d, int64_t *to_c) {
+    return strcmp(prov, "shm") == 0 && open_pair(prov, c, d, to_d, to_c);
+}
+
 /* Each side makes its shared ring (c's of c_ring bytes), maps the other's and enables its own. */
 static void share(rf_ep *c, rf_ep *d, size_t c_ring) {
     char err[RF_ERR_LEN], name_c[64], name_d[64], path[96];
@@ -504,13 +509,10 @@ static void share(rf_ep *c, rf_ep *d, size_t c_ring) {
  * a few ms, not at the end of a nap (about 13 ms later). rf_wakeup must wake such a receiver too.
  */
 static void a_message_wakes_a_blocked_receiver(const char *prov) {
-    if (strcmp(prov, "shm") != 0) {
-        return;
-    }
     char err[RF_ERR_LEN];
     rf_ep *c, *d;
     int64_t to_d = -1, to_c = -1;
-    if (!open_pair(prov, &c, &d, &to_d, &to_c)) {
+    if (!open_shm_pair(prov, &c, &d, &to_d, &to_c)) {
         return;
     }
     share(c, d, 256 * 1024);
@@ -554,13 +556,10 @@ static void a_message_wakes_a_blocked_receiver(const char *prov) {
 }
 
 static void shared_rings(const char *prov) {
-    if (strcmp(prov, "shm") != 0) {
-        return;
-    }
     char err[RF_ERR_LEN];
     rf_ep *c, *d;
     int64_t to_d = -1, to_c = -1;
-    if (!open_pair(prov, &c, &d, &to_d, &to_c)) {
+    if (!open_shm_pair(prov, &c, &d, &to_d, &to_c)) {
         return;
     }
     /* a ring /dev/shm cannot hold: an error naming it, no file left behind, and a later ring still works */
