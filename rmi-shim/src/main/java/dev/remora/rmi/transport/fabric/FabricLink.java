@@ -27,8 +27,10 @@ import java.util.concurrent.TimeUnit;
  * a frame with a tail ({@link FrameBuffer#setTail}) goes as its head and the tail's pieces, gathered by one JNI call
  * that copies each once: a long primitive array of the call goes from the application's array to native memory.
  * Receiving waits with the endpoint's adaptive spin-then-block (polls, then polls with {@code sched_yield} for the
- * configured spin budget, then sleeps), and copies the message from its native slot into the buffer the
- * {@link Link.Sink} picks: one copy, no allocation.
+ * configured spin budget, then sleeps: over shm with shared rings blocked until the peer's next frame, else in naps),
+ * and copies the message from its native slot into the buffer the {@link Link.Sink} picks: one copy, no allocation.
+ * No spin while {@link CpuWatch} says the application wants every CPU, nor for the next waits after a yield lost
+ * the CPU ({@link FabricEndpoint#lostCpu()}: a JIT compiler running for whole slices on this CPU).
  *
  * <p>Liveness: libfabric's RDM endpoints are connectionless, so a peer that dies is not noticed by the fabric (shm
  * never reports it). The TCP connection the link was negotiated over therefore stays open and silent; a daemon
