@@ -429,8 +429,11 @@ if [[ " ${RUN[*]} " == *" fabric"* && "${NETNS:-0}" != 1 ]]; then # the floors a
     if [[ ! -x "$FLOOR_BIN" && "$BUILD" = 1 ]]; then
         make -s -C "$ROOT/bench/src/main/c" >"$OUT/logs/build-floor.log" 2>&1 || true
     fi
-    if [[ -x "$FLOOR_BIN" ]]; then FLOOR=1; else
+    if [[ -x "$FLOOR_BIN" ]]; then FLOOR=1; elif [[ "$BUILD" = 1 ]]; then
         echo "compare.sh: no C floor ($FLOOR_BIN; see $OUT/logs/build-floor.log): fabric rows have no C floor" >&2
+    else
+        echo "compare.sh: no C floor ($FLOOR_BIN is not built, and --no-build builds nothing: run without it, or" \
+            "make -C bench/src/main/c): fabric rows have no C floor" >&2
     fi
 fi
 case "$PIN" in
