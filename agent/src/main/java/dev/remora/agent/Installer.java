@@ -118,6 +118,14 @@ public final class Installer {
         return points;
     }
 
+    /** remora.stats' spins_lost, read from the transports when reported (no lambda on the first call's path). */
+    private static final class SpinsLost implements java.util.function.LongSupplier {
+        @Override
+        public long getAsLong() {
+            return dev.remora.rmi.transport.CpuWatch.spinsLost();
+        }
+    }
+
     /** The shutdown hook of remora.stats=true: the report on stderr. */
     private static final class StatsReport implements Runnable {
         private final Stats stats;
@@ -141,6 +149,7 @@ public final class Installer {
         if ("jrmp".equals(transport)) {
             return CallRouter.JRMP;
         }
+        stats.spinsLost = new SpinsLost();
         dev.remora.rmi.RouterOptions options = dev.remora.rmi.RouterOptions.defaults()
                 .dispatch("inline".equals(config.get(Property.DISPATCH)) ? dev.remora.rmi.RouterOptions.Dispatch.INLINE
                         : "pool".equals(config.get(Property.DISPATCH)) ? dev.remora.rmi.RouterOptions.Dispatch.POOL

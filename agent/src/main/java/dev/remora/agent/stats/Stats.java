@@ -42,6 +42,11 @@ public final class Stats {
     public final LongAdder linksSocket = new LongAdder();
     /** Connections opened over sockets while libfabric was starting that moved to fabric (remora.fabric.upgrade). */
     public final LongAdder linksUpgraded = new LongAdder();
+    /**
+     * Receivers' spins that a yield lost the CPU for 500 us or more (another thread, e.g. the JIT compiler, running on
+     * that CPU for whole slices), after which the next waits do not spin: counted by the transports, read at report.
+     */
+    public volatile java.util.function.LongSupplier spinsLost = () -> 0;
 
     /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
     public final LongAdder onewayCalls = new LongAdder();
@@ -124,6 +129,7 @@ public final class Stats {
         m.put("links_fabric", linksFabric.sum());
         m.put("links_socket", linksSocket.sum());
         m.put("links_upgraded", linksUpgraded.sum());
+        m.put("spins_lost", spinsLost.getAsLong());
         m.put("oneway_calls", onewayCalls.sum());
         m.put("future_calls", futureCalls.sum());
         m.put("oneway_batches", onewayBatches.sum());

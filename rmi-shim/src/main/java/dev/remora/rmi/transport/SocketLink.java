@@ -164,7 +164,7 @@ final class SocketLink implements Link {
 
     /**
      * Waits up to spinNanos for bytes to arrive without blocking; the read that follows then finds them. Skipped for
-     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link CpuWatch#nextBackoff}).
+     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link CpuWatch#spinLost}).
      */
     private void spin() {
         if (spinBackoff > 0) {
@@ -182,7 +182,7 @@ final class SocketLink implements Link {
             CpuWatch.spun(counted);
         }
         if (r == SPIN_LOST_CPU) {
-            backoffLevel = CpuWatch.nextBackoff(backoffLevel);
+            backoffLevel = CpuWatch.spinLost(backoffLevel);
             spinBackoff = backoffLevel;
         } else {
             backoffLevel = 0;

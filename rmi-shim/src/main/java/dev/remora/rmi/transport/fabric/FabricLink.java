@@ -303,7 +303,7 @@ public final class FabricLink implements Link {
             }
         }
         if (lost) { // as SocketLink does: the next waits block, more of them while spins keep losing
-            backoffLevel = CpuWatch.nextBackoff(backoffLevel);
+            backoffLevel = CpuWatch.spinLost(backoffLevel);
             spinBackoff = backoffLevel;
         } else if (spin) {
             backoffLevel = 0;
