@@ -122,7 +122,7 @@ public final class Installer {
     private static final class SpinsLost implements java.util.function.LongSupplier {
         @Override
         public long getAsLong() {
-            return dev.remora.rmi.transport.CpuWatch.spinsLost();
+            return dev.remora.rmi.transport.SpinBackoff.lostSoFar();
         }
     }
 

@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Whether the machine's CPUs are wanted by others: then a receiver waiting for a frame blocks at once instead of
@@ -74,36 +73,6 @@ public final class CpuWatch {
     public static void spun(HostSpinners counted) {
         SPINNERS.decrementAndGet();
         counted.add(-1);
-    }
-
-    /**
-     * Waits that block at once after a spin lost the CPU (a yield of half a millisecond or more: another thread runs
-     * for whole slices on this CPU): from BACKOFF_MIN, doubling up to BACKOFF_MAX while the spins between them lose it
-     * too (a JIT compiler recompiling for seconds), back to none after a spin that did not. The socket and fabric
-     * links' receivers count them.
-     */
-    static final int BACKOFF_MIN = 4;
-    static final int BACKOFF_MAX = 1024;
-
-    /** The next run of waits that block at once: 4 after a first lost spin, doubling while spins keep losing. */
-    static int nextBackoff(int level) {
-        return level == 0 ? BACKOFF_MIN : Math.min(level * 2, BACKOFF_MAX);
-    }
-
-    private static final LongAdder SPINS_LOST = new LongAdder();
-
-    /**
-     * A receiver's spin lost the CPU: counted ({@link #spinsLost}); returns the next run of waits that block at once
-     * after a run of {@code level} ({@link #nextBackoff}).
-     */
-    public static int spinLost(int level) {
-        SPINS_LOST.increment();
-        return nextBackoff(level);
-    }
-
-    /** Spins of this JVM's receivers that lost the CPU so far (remora.stats: spins_lost). */
-    public static long spinsLost() {
-        return SPINS_LOST.sum();
     }
 
     /**

@@ -39,8 +39,7 @@ final class SocketLink implements Link {
     /** Chunk in which a tail's arrays other than byte[] are put in wire order (a multiple of 8 bytes). */
     private static final int SCRATCH = 64 * 1024;
     private byte[] scratch; // guarded by sendLock
-    private int spinBackoff; // the reading thread's, as backoffLevel
-    private int backoffLevel;
+    private final SpinBackoff backoff = new SpinBackoff(); // the reading thread's
     /**
      * Made once (a method reference is a new object each time it is evaluated), as classes: lambdas and method
      * references spin a class each at their first use, in every JVM's first calls.
@@ -164,11 +163,10 @@ final class SocketLink implements Link {
 
     /**
      * Waits up to spinNanos for bytes to arrive without blocking; the read that follows then finds them. Skipped for
-     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link CpuWatch#spinLost}).
+     * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link SpinBackoff}).
      */
     private void spin() {
-        if (spinBackoff > 0) {
-            spinBackoff--;
+        if (backoff.skip()) {
             return;
         }
         if (CpuWatch.othersBusy()) {
@@ -182,10 +180,9 @@ final class SocketLink implements Link {
             CpuWatch.spun(counted);
         }
         if (r == SPIN_LOST_CPU) {
-            backoffLevel = CpuWatch.spinLost(backoffLevel);
-            spinBackoff = backoffLevel;
+            backoff.lost();
         } else {
-            backoffLevel = 0;
+            backoff.spun();
         }
     }
 

@@ -145,18 +145,6 @@ class SocketLinkTest {
                 () -> lateButThere.now, lateButThere::pause));
     }
 
-    @Test
-    void theBackoffDoublesWhileSpinsKeepLosingTheCpu() {
-        int level = 0;
-        int[] seen = new int[10];
-        for (int i = 0; i < seen.length; i++) {
-            seen[i] = level = CpuWatch.nextBackoff(level);
-        }
-        assertEquals(CpuWatch.BACKOFF_MIN, seen[0]);
-        assertEquals(2 * CpuWatch.BACKOFF_MIN, seen[1]);
-        assertEquals(CpuWatch.BACKOFF_MAX, seen[9]);
-    }
-
     /** Tails of many pieces: byte arrays written as they are, other arrays in scratch-sized chunks. */
     @Test
     void tailsOfManyPiecesArriveInOrder() throws Exception {

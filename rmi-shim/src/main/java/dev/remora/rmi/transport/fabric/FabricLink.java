@@ -7,6 +7,7 @@ import dev.remora.rmi.transport.CpuWatch;
 import dev.remora.rmi.transport.HostSpinners;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
+import dev.remora.rmi.transport.SpinBackoff;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.EOFException;
@@ -73,8 +74,7 @@ public final class FabricLink implements Link {
     private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
     private volatile boolean sleepAsked; // this side asked the peer to ring and was not rung since
     private boolean longWait; // expectLongWait, for the next receive (the receiving thread's)
-    private int spinBackoff; // waits left that do not spin after a spin lost the CPU (the receiving thread's)
-    private int backoffLevel; // the last such run's length, doubling while spins keep losing (the receiving thread's)
+    private final SpinBackoff backoff = new SpinBackoff(); // the receiving thread's
     private volatile boolean open = true;
     /** The frames of a message that carried several, after the first: handed out before the next message. */
     private byte[] run = new byte[0]; // the receiving thread's (receives are serialised by their callers)
@@ -253,11 +253,9 @@ public final class FabricLink implements Link {
             return fromRun(sink);
         }
         int n;
-        boolean backingOff = spinBackoff > 0; // a recent spin lost the CPU: no spin (block; nap without shared rings)
-        if (backingOff) {
-            spinBackoff--;
-        }
-        boolean spin = !backingOff && !CpuWatch.othersBusy(); // spinning pays only while a CPU would otherwise idle
+        // no spin after a recent one lost the CPU (block; nap without shared rings), nor while the application wants
+        // every CPU: spinning pays only while a CPU would otherwise idle
+        boolean spin = !backoff.skip() && !CpuWatch.othersBusy();
         boolean longWait = this.longWait;
         this.longWait = false;
         boolean lost = false;
@@ -302,11 +300,10 @@ public final class FabricLink implements Link {
                 CpuWatch.spun(counted);
             }
         }
-        if (lost) { // as SocketLink does: the next waits block, more of them while spins keep losing
-            backoffLevel = CpuWatch.spinLost(backoffLevel);
-            spinBackoff = backoffLevel;
+        if (lost) {
+            backoff.lost();
         } else if (spin) {
-            backoffLevel = 0;
+            backoff.spun();
         }
         if (n == FabricEndpoint.TIMEOUT) {
             throw new SocketTimeoutException("no frame from " + peer + " within " + timeoutMillis + " ms");
