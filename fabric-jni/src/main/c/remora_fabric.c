@@ -1613,11 +1613,9 @@ static int rf_recv_wait(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
     }
     uint64_t deadline = rf_deadline(timeout_ns);
     rf_waiter w = {.adapt = &ep->rx_adapt};
-    int lost_cpu = 0;
     msg->lost_cpu = 0;
     for (;;) {
-        lost_cpu |= w.lost_cpu;
-        msg->lost_cpu = lost_cpu;
+        msg->lost_cpu |= w.lost_cpu; /* before w starts over at a completion */
         if (ep->large_pending == 0) {
             ep->large_pending = -1;
             msg->length = ep->large_len;
