@@ -255,16 +255,21 @@ public final class FabricEndpoint implements Closeable {
      * Direct buffers go to the provider as they are; heap buffers are copied once into a native staging buffer.
      */
     public void send(long peer, ByteBuffer src) throws IOException {
+        send(peer, src, options.sendTimeoutNanos());
+    }
+
+    /** {@link #send(long, ByteBuffer)}, waiting at most timeoutNanos (not the options' send timeout) for the peer. */
+    public void send(long peer, ByteBuffer src, long timeoutNanos) throws IOException {
         int pos = src.position();
         int len = src.limit() - pos;
         sendLock.lock();
         try {
             ensureOpen();
             if (src.isDirect()) {
-                FabricNative.send(handle, peer, src, pos, len, options.sendTimeoutNanos());
+                FabricNative.send(handle, peer, src, pos, len, timeoutNanos);
             } else if (src.hasArray()) {
                 FabricNative.sendArray(handle, peer, null, 0, 0, src.array(), src.arrayOffset() + pos, len,
-                        options.sendTimeoutNanos());
+                        timeoutNanos);
             } else {
                 throw new IOException("fi_tsend: read-only heap buffers are not supported: pass a direct buffer");
             }

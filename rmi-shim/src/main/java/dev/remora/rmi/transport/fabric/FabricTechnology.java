@@ -13,11 +13,13 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Remora's frames over libfabric (the "technology object" of "KaRMI" for a user-level network): chosen in the hello
@@ -29,7 +31,8 @@ import java.util.List;
  * address; the server inserts it and acknowledges. Over shm each side also offers its send ring's name in /dev/shm
  * (remora.fabric.shared), maps the other's and says whether it did, so that messages above the inject size are read
  * where the sender staged them instead of by libfabric's CMA copy (see FabricEndpoint#createSharedRing); a ring that
- * will not map costs a log line and that copy, nothing else. At any step either side may answer "socket" instead
+ * will not map costs a log line and that copy, nothing else. Last, each side sends the other one probe message over
+ * the new endpoints and waits for the other's ({@link #probe}). At any step either side may answer "socket" instead
  * (a provider that will not open, an address that will not insert): both then run the socket technology over that
  * same TCP connection, so a broken libfabric costs a log line, never a call. The TCP connection then stays open,
  * idle, as the liveness signal of the {@link FabricLink}.
@@ -48,9 +51,13 @@ import java.util.List;
  * (two 256 KiB receive slots) per peer JVM, which Remora has few of.
  */
 public final class FabricTechnology implements Technology {
-    private static final int MAGIC = 0x524d4642; // "RMFB"
+    private static final int MAGIC = 0x524d4643; // "RMFC": with the probe messages (an "RMFB" peer has none)
     private static final byte OK = 0;
     private static final byte USE_SOCKET = 1;
+    /** What each side sends the other over the new endpoints at the end of the handshake ({@link #probe}). */
+    private static final byte[] PROBE = {'R', 'M', 'P', 'R', 'O', 'B', 'E', '1'};
+    /** How long a probe message may take to leave and to arrive (at most the handshake timeout). */
+    static final int PROBE_WAIT_MILLIS = 2000;
     /** Remote providers in order of preference, as {@link Fabric#providers()} names them. */
     private static final String[] REMOTE = {"verbs;ofi_rxm", "efa", "tcp;ofi_rxm"};
     /**
@@ -64,6 +71,8 @@ public final class FabricTechnology implements Technology {
     private final Technology fallback;
     private final FabricOptions fabricOptions;
     private volatile Boolean available;
+    /** Tests: this side sends no probe message, as when libfabric cannot reach the peer's region. */
+    boolean sendNoProbe;
     private final java.util.concurrent.atomic.AtomicBoolean prewarming = new java.util.concurrent.atomic.AtomicBoolean();
     /** Hosts whose connections were told why they get no libfabric offer (at remora.log=debug). */
     private final java.util.Set<String> toldAbout = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -324,6 +333,10 @@ public final class FabricTechnology implements Technology {
                 return null;
             }
             ep.enableSharedRing(in.readBoolean());
+            if (!probe(socket, in, out, ep, peer)) {
+                ep.close();
+                return null;
+            }
             return new FabricLink(socket, ep, peer, settings.maxFrame, settings.sleepNanos, settings.listener);
         } catch (IOException | RuntimeException e) {
             ep.close();
@@ -404,6 +417,10 @@ public final class FabricTechnology implements Technology {
             out.writeByte(OK);
             out.writeBoolean(mapped);
             out.flush();
+            if (!probe(socket, in, out, ep, peer)) {
+                ep.close();
+                return null;
+            }
             return new FabricLink(socket, ep, peer, settings.maxFrame, settings.sleepNanos, settings.listener);
         } catch (IOException | RuntimeException e) {
             ep.close();
@@ -440,6 +457,59 @@ public final class FabricTechnology implements Technology {
             noRing(socket, "this JVM could not map the peer's shared ring (" + e.getMessage() + ")");
             return false;
         }
+    }
+
+    /**
+     * The handshake's last step, on both sides: each sends the other one small message over the new endpoints, waits
+     * for the other's, and tells it over the TCP connection whether both went well; the link is used only if they did
+     * on both sides, else both run the socket technology over this connection (returns false, said once). Why: the
+     * shm provider maps a peer's region (/dev/shm/PID:UID:N) only at the first send to it, and a region whose name
+     * was gone from /dev/shm by then (seen in 1 of 15-40 runs of an application whose JVMs were both alive; what
+     * removed it was not found) made every send fail with EAGAIN for the whole send timeout (30 s), and the call
+     * was lost. Once both sides have sent, the regions are mapped for good, whatever becomes of their names.
+     */
+    private boolean probe(Socket socket, DataInputStream in, DataOutputStream out, FabricEndpoint ep, long peer)
+            throws IOException {
+        int waitMillis = Math.min(PROBE_WAIT_MILLIS, Math.max(1, settings.handshakeTimeoutMillis));
+        long wait = TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        String failed = null;
+        try {
+            if (!sendNoProbe) {
+                ep.send(peer, ByteBuffer.wrap(PROBE), wait);
+            }
+            int n = ep.receive(wait);
+            if (n == FabricEndpoint.TIMEOUT) {
+                failed = "the peer's probe message did not arrive over " + ep.provider() + " within " + waitMillis
+                        + " ms";
+            } else if (!isProbe(ep.received(), n)) {
+                failed = "the peer's probe message over " + ep.provider() + " was not Remora's (" + n + " bytes)";
+            }
+        } catch (IOException e) {
+            failed = "a probe message over " + ep.provider() + " failed: " + e.getMessage();
+        }
+        out.writeByte(failed == null ? OK : USE_SOCKET);
+        out.flush();
+        boolean theirs = in.readByte() == OK;
+        if (failed == null && !theirs) {
+            failed = "the peer's end of the probe over " + ep.provider() + " failed (its log says why)";
+        }
+        if (failed != null) {
+            fellBack(socket, failed);
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean isProbe(ByteBuffer m, int n) {
+        if (n != PROBE.length) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (m.get(i) != PROBE[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void noRing(Socket socket, String why) {

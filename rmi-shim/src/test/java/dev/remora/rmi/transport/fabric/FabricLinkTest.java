@@ -471,6 +471,42 @@ class FabricLinkTest {
      * Two hosts that share only libfabric's tcp provider: remora.transport=auto uses Remora's socket transport (faster
      * there, docs/transports.md), says why at debug level and warns of nothing; remora.transport=fabric uses tcp.
      */
+    /**
+     * The handshake ends with a probe message each way over the new endpoints: when one cannot reach the other (here
+     * the server sends none, as when libfabric cannot map its peer's region), both run the socket technology over
+     * the connection instead of a fabric link whose first send would wait out the send timeout (30 s) and lose the
+     * call.
+     */
+    @Test
+    void aProbeThatDoesNotArriveMakesBothSidesUseTheSocketTransport() throws Exception {
+        FabricTechnology clientSide = technology("shm");
+        FabricTechnology serverSide = technology("shm");
+        serverSide.sendNoProbe = true;
+        long start = System.nanoTime();
+        open(clientSide, serverSide);
+        long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertFalse(client instanceof FabricLink, client::toString);
+        assertFalse(server instanceof FabricLink, server::toString);
+        assertTrue(millis < FabricTechnology.PROBE_WAIT_MILLIS + 3000, millis + " ms");
+        assertEquals(Frame.HEADER + 100, roundOne(client, server, frame(Frame.CALL, 9, 100), new FrameBuffer(16))
+                .length());
+        assertEquals(Frame.HEADER + 5000, roundOne(server, client, frame(Frame.REPLY, 9, 5000), new FrameBuffer(16))
+                .length());
+        assertEquals(2, notes.stream().filter(n -> n.startsWith("fabric-handshake:") && n.contains("probe")).count(),
+                notes::toString);
+        assertTrue(notes.stream().anyMatch(n -> n.contains("did not arrive over shm within")), notes::toString);
+
+        closeLinks(); // and with both probes, the same pair of technologies links over shm
+        pair();
+        notes.clear();
+        serverSide.sendNoProbe = false;
+        open(clientSide, serverSide);
+        assertTrue(client instanceof FabricLink && server instanceof FabricLink, notes::toString);
+        assertEquals(Frame.HEADER + 100, roundOne(client, server, frame(Frame.CALL, 10, 100), new FrameBuffer(16))
+                .length());
+        assertEquals(List.of(), notes);
+    }
+
     @Test
     void autoBetweenTwoHostsPrefersTheSocketTransportOverLibfabricsTcp() throws Exception {
         assumeTrue(Fabric.providers().contains("tcp;ofi_rxm"), "no tcp;ofi_rxm provider here");
