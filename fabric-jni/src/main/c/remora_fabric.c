@@ -555,7 +555,7 @@ static void rf_region_track(const rf_ep *ep, int add) {
     }
 }
 
-static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy);
+static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy, const rf_sigsave *save);
 
 /*
  * Endpoints rf_open tries when fi_enable answers EBUSY. The shm provider names its region "<pid>:<uid>:<n>" in
@@ -564,6 +564,30 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *bu
  * n, and a killed process had only a few.
  */
 #define RF_BUSY_RETRIES 32
+
+/*
+ * Endpoints rf_open makes again when the new one's region file is already gone from /dev/shm. libfabric 1.17's shm
+ * provider installs its own SIGSEGV handler in the process's first fi_endpoint (a C probe: the handler changes
+ * there, not in fi_getinfo, fi_fabric or fi_domain, and a second fi_endpoint leaves it alone); that handler unlinks
+ * every region of the process, then re-raises. The JVM raises SIGSEGV on purpose (safepoint polls, implicit null
+ * checks), so while it was installed, until rf_open restored the JVM's at its end, another thread's SIGSEGV removed
+ * the name of the region fi_enable had just made: the peer's first send could not map it and either waited out the
+ * send timeout with EAGAIN or crashed in libfabric (3 of 45 runs of an application whose connections all moved to
+ * fabric). rf_open_guarded now restores the JVM's handlers right after fi_endpoint, before the region exists; this
+ * check stays as a safety net.
+ */
+#define RF_GONE_RETRIES 3
+
+/* Whether ep's shm region (its address names it) is missing from /dev/shm; false for other providers. */
+static int rf_region_gone(const rf_ep *ep) {
+    const char *name = rf_region_name(ep->addr, ep->addrlen);
+    char path[RF_ADDR_MAX + 16];
+    if (name == NULL) {
+        return 0;
+    }
+    snprintf(path, sizeof(path), "/dev/shm/%s", name);
+    return access(path, F_OK) != 0 && errno == ENOENT;
+}
 
 int rf_open(const char *provider, rf_ep **out, char *err) {
     *out = NULL;
@@ -576,27 +600,37 @@ int rf_open(const char *provider, rf_ep **out, char *err) {
         return RF_ERROR;
     }
     pthread_mutex_lock(&rf_open_lock);
-    rf_signals_save(save);
     int busy = 0, rc = RF_ERROR;
-    for (int attempt = 0; attempt < RF_BUSY_RETRIES; attempt++) {
-        busy = 0;
-        rc = rf_open_guarded(provider, out, err, &busy);
-        if (!busy) {
+    for (int gone = 0; gone < RF_GONE_RETRIES; gone++) {
+        rf_signals_save(save);
+        for (int attempt = 0; attempt < RF_BUSY_RETRIES; attempt++) {
+            busy = 0;
+            rc = rf_open_guarded(provider, out, err, &busy, save);
+            if (!busy) {
+                break;
+            }
+        }
+        rf_signals_restore(save);
+        if (busy) {
+            size_t n = strlen(err);
+            snprintf(err + n, RF_ERR_LEN - n, " %d times: region names of this PID are held by files a killed "
+                     "process left in /dev/shm (%d:*); remove them", RF_BUSY_RETRIES, (int) getpid());
+        }
+        if (rc != RF_OK || !rf_region_gone(*out)) {
             break;
         }
+        rf_failf(err, "rf_open: the shm region %s was removed from /dev/shm as it was made (%d times)",
+                 rf_region_name((*out)->addr, (*out)->addrlen), gone + 1);
+        rf_close(*out);
+        *out = NULL;
+        rc = RF_ERROR;
     }
-    if (busy) {
-        size_t n = strlen(err);
-        snprintf(err + n, RF_ERR_LEN - n, " %d times: region names of this PID are held by files a killed process "
-                 "left in /dev/shm (%d:*); remove them", RF_BUSY_RETRIES, (int) getpid());
-    }
-    rf_signals_restore(save);
     pthread_mutex_unlock(&rf_open_lock);
     free(save);
     return rc;
 }
 
-static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy) {
+static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *busy, const rf_sigsave *save) {
     struct fi_info *hints = NULL;
     rf_ep *ep = calloc(1, sizeof(*ep));
     int rc;
@@ -655,7 +689,9 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *bu
     if (rf_open_cq(ep, &ep->txcq, &ep->txfd, err) != RF_OK || rf_open_cq(ep, &ep->rxcq, &ep->rxfd, err) != RF_OK) {
         goto fail;
     }
-    if ((rc = fi_endpoint(ep->domain, ep->info, &ep->ep, NULL)) != 0) {
+    rc = fi_endpoint(ep->domain, ep->info, &ep->ep, NULL);
+    rf_signals_restore(save); /* before fi_enable makes the region: see RF_GONE_RETRIES */
+    if (rc != 0) {
         ep->ep = NULL;
         rf_fail(err, "fi_endpoint", rc);
         goto fail;

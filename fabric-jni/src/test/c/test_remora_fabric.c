@@ -16,6 +16,7 @@
 
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -77,6 +78,78 @@ static void exit_leaves_no_region(void) {
         CHECK(access(name, F_OK) != 0, "%s is left behind by a process that exited with its endpoint open", name);
         unlink(name);
     }
+}
+
+static volatile sig_atomic_t segv_seen;
+static volatile int watch_stop;
+static volatile int window_seen;
+static char first_region[64];
+
+static void on_segv(int sig, siginfo_t *info, void *ctx) {
+    segv_seen++;
+}
+
+/*
+ * Watches, as rf_open runs, for a moment when the new region exists while SIGSEGV is not the process's own handler
+ * (the JVM's, here on_segv); then raises SIGSEGV, as a JVM thread at a safepoint poll does at any moment.
+ */
+static void *window_watch_main(void *p) {
+    while (!watch_stop) {
+        struct sigaction now;
+        if (sigaction(SIGSEGV, NULL, &now) == 0 && now.sa_sigaction != on_segv && access(first_region, F_OK) == 0) {
+            window_seen = 1;
+            raise(SIGSEGV);
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Over shm: no moment of rf_open, for a process's first endpoint, leaves libfabric's SIGSEGV handler in place while
+ * the new region exists. The provider's first fi_endpoint installs a handler that unlinks every region of the
+ * process; a SIGSEGV in another thread then (the JVM raises them on purpose) removed the new region's name, and the
+ * peer could not reach it. In a child, whose first endpoint this is: no such moment, and the region is the first one
+ * (not made again) and still in /dev/shm.
+ */
+static void signals_during_the_first_open_keep_its_region(void) {
+    pid_t child = fork();
+    if (child == 0) {
+        struct sigaction a = {0};
+        a.sa_sigaction = on_segv;
+        a.sa_flags = SA_SIGINFO | SA_RESTART;
+        sigaction(SIGSEGV, &a, NULL);
+        snprintf(first_region, sizeof(first_region), "/dev/shm/%d:%d:0", (int) getpid(), (int) getuid());
+        pthread_t t;
+        if (pthread_create(&t, NULL, window_watch_main, NULL) != 0) {
+            _exit(4);
+        }
+        char err[RF_ERR_LEN];
+        rf_ep *ep = NULL;
+        int rc = rf_open("shm", &ep, err);
+        watch_stop = 1;
+        pthread_join(t, NULL);
+        if (rc != RF_OK) {
+            fprintf(stderr, "child: %s\n", err);
+            _exit(2);
+        }
+        const void *addr;
+        size_t len;
+        rf_address(ep, &addr, &len);
+        char name[300];
+        snprintf(name, sizeof(name), "/dev/shm/%s", (const char *) addr + 9); /* after "fi_shm://" */
+        int code = window_seen ? 5 : access(name, F_OK) != 0 ? 1 : strcmp(name, first_region) != 0 ? 3 : 0;
+        if (code != 0) {
+            fprintf(stderr, "child: region %s: %s\n", name, code == 5 ? "existed under libfabric's SIGSEGV handler"
+                    : code == 1 ? "gone" : "not the first: made again");
+        }
+        rf_close(ep);
+        _exit(code);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "rf_open's first endpoint: its region existed while "
+          "libfabric's SIGSEGV handler was installed, or did not survive (child status %d)", status);
 }
 
 /* Reads this process's main thread's timer slack (ns), or -1. */
@@ -754,6 +827,7 @@ int main(int argc, char **argv) {
     CHECK(strstr(err, "fi_getinfo") != NULL && strstr(err, "fi_info -l") != NULL, "unhelpful error: %s", err);
 
     if (strcmp(prov, "shm") == 0) {
+        signals_during_the_first_open_keep_its_region();
         exit_leaves_no_region();
     }
     char stale[3][64];
