@@ -463,12 +463,13 @@ public final class FabricTechnology implements Technology {
      * The handshake's last step, on both sides: each sends the other one small message over the new endpoints, waits
      * for the other's, and tells it over the TCP connection whether both went well; the link is used only if they did
      * on both sides, else both run the socket technology over this connection (returns false, said once). Why: the
-     * shm provider maps a peer's region (/dev/shm/PID:UID:N) only at the first send to it, and a region whose name
-     * was gone from /dev/shm by then (seen in 1 of 15-40 runs of an application whose JVMs were both alive: the
-     * provider's own SIGSEGV handler had removed it, which the native rf_open now prevents, see RF_GONE_RETRIES in
-     * remora_fabric.c) made every send fail with EAGAIN for the whole send timeout (30 s), and the call was lost; sent at once after the handshake, such a first message crashed libfabric 1.17 (SIGSEGV, 2 in 40
-     * runs). So neither side sends before it has seen both regions in /dev/shm. Once both sides have sent, the
-     * regions are mapped for good, whatever becomes of their names.
+     * shm provider maps a peer's region (/dev/shm/PID:UID:N) only at the first send to it. A region whose name was
+     * gone from /dev/shm by then (1 in 15-40 runs of an application whose JVMs were both alive: the provider's own
+     * SIGSEGV handler had removed it, which the native rf_open now prevents, see RF_GONE_RETRIES in remora_fabric.c)
+     * made every send fail with EAGAIN for the whole send timeout (30 s), and the call was lost; sent at once after
+     * the handshake, such a first message crashed libfabric 1.17 (SIGSEGV, 2 in 40 runs). So neither side sends
+     * before it has seen both regions in /dev/shm. Once both sides have sent, the regions are mapped for good,
+     * whatever becomes of their names.
      */
     private boolean probe(Socket socket, DataInputStream in, DataOutputStream out, FabricEndpoint ep, long peer,
             byte[] peerAddress) throws IOException {
