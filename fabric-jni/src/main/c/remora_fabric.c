@@ -578,9 +578,9 @@ static int rf_open_guarded(const char *provider, rf_ep **out, char *err, int *bu
  */
 #define RF_GONE_RETRIES 3
 
-/* Whether ep's shm region (its address names it) is missing from /dev/shm; false for other providers. */
-static int rf_region_gone(const rf_ep *ep) {
-    const char *name = rf_region_name(ep->addr, ep->addrlen);
+/* Whether the shm region an address names is missing from /dev/shm; false for other providers' addresses. */
+static int rf_region_gone(const char *addr, size_t len) {
+    const char *name = rf_region_name(addr, len);
     char path[RF_ADDR_MAX + 16];
     if (name == NULL) {
         return 0;
@@ -616,7 +616,7 @@ int rf_open(const char *provider, rf_ep **out, char *err) {
             snprintf(err + n, RF_ERR_LEN - n, " %d times: region names of this PID are held by files a killed "
                      "process left in /dev/shm (%d:*); remove them", RF_BUSY_RETRIES, (int) getpid());
         }
-        if (rc != RF_OK || !rf_region_gone(*out)) {
+        if (rc != RF_OK || !rf_region_gone((*out)->addr, (*out)->addrlen)) {
             break;
         }
         rf_failf(err, "rf_open: the shm region %s was removed from /dev/shm as it was made (%d times)",
@@ -811,6 +811,12 @@ int rf_insert(rf_ep *ep, const void *addr, size_t len, int64_t *peer, char *err)
     if (e->used && e->peer >= 0) {
         rf_failf(err, "fi_av_insert: address id %08x is already taken by peer %lld (same address inserted twice, or "
                       "a hash collision: open a new endpoint)", stamp, (long long) e->peer);
+        return RF_ERROR;
+    }
+    if (rf_region_gone((const char *) addr, len)) {
+        /* libfabric 1.17 maps it at the first send and cannot (EAGAIN until the send timeout), or crashes there */
+        rf_failf(err, "fi_av_insert: the peer's shm region /dev/shm/%s is gone (removed while its process runs)",
+                 rf_region_name((const char *) addr, len));
         return RF_ERROR;
     }
     int rc = fi_av_insert(ep->av, addr, 1, &fa, 0, NULL);

@@ -865,6 +865,12 @@ int main(int argc, char **argv) {
     CHECK(rf_insert(b, addr_a, len_a, &peer_a, err) == RF_OK, "insert a: %s", err);
     int64_t dup;
     CHECK(rf_insert(a, addr_b, len_b, &dup, err) == RF_ERROR, "inserting the same address twice succeeded");
+    if (strcmp(prov, "shm") == 0) { /* a peer whose region is gone: refused at insert, never sent to */
+        char gone[64];
+        int n = snprintf(gone, sizeof(gone), "fi_shm://%d:%d:9999", (int) getpid(), (int) getuid());
+        CHECK(rf_insert(a, gone, (size_t) n + 1, &dup, err) == RF_ERROR && strstr(err, "is gone") != NULL,
+              "a peer whose region is missing from /dev/shm was inserted (%s)", err);
+    }
 
     rf_msg msg;
     CHECK(rf_recv(a, 1000000, &msg, err) == RF_TIMEOUT, "recv without a message did not time out");

@@ -333,7 +333,7 @@ public final class FabricTechnology implements Technology {
                 return null;
             }
             ep.enableSharedRing(in.readBoolean());
-            if (!probe(socket, in, out, ep, peer, serverAddress)) {
+            if (!probe(socket, in, out, ep, peer)) {
                 ep.close();
                 return null;
             }
@@ -417,7 +417,7 @@ public final class FabricTechnology implements Technology {
             out.writeByte(OK);
             out.writeBoolean(mapped);
             out.flush();
-            if (!probe(socket, in, out, ep, peer, clientAddress)) {
+            if (!probe(socket, in, out, ep, peer)) {
                 ep.close();
                 return null;
             }
@@ -467,31 +467,25 @@ public final class FabricTechnology implements Technology {
      * gone from /dev/shm by then (1 in 15-40 runs of an application whose JVMs were both alive: the provider's own
      * SIGSEGV handler had removed it, which the native rf_open now prevents, see RF_GONE_RETRIES in remora_fabric.c)
      * made every send fail with EAGAIN for the whole send timeout (30 s), and the call was lost; sent at once after
-     * the handshake, such a first message crashed libfabric 1.17 (SIGSEGV, 2 in 40 runs). So neither side sends
-     * before it has seen both regions in /dev/shm. Once both sides have sent, the regions are mapped for good,
-     * whatever becomes of their names.
+     * the handshake, such a first message crashed libfabric 1.17 (SIGSEGV, 2 in 40 runs); so the native insert
+     * refuses a peer whose region is gone, which each side's handshake answers with "socket". Once both sides have
+     * sent, the regions are mapped for good, whatever becomes of their names.
      */
-    private boolean probe(Socket socket, DataInputStream in, DataOutputStream out, FabricEndpoint ep, long peer,
-            byte[] peerAddress) throws IOException {
+    private boolean probe(Socket socket, DataInputStream in, DataOutputStream out, FabricEndpoint ep, long peer)
+            throws IOException {
         int waitMillis = Math.min(PROBE_WAIT_MILLIS, Math.max(1, settings.handshakeTimeoutMillis));
         long wait = TimeUnit.MILLISECONDS.toNanos(waitMillis);
-        String failed = goneRegion(ep.address(), peerAddress);
+        String failed = null;
         try {
-            if (failed != null) {
-                failed = "the shm region " + failed + " is gone (removed while its JVM runs); libfabric 1.17 crashed"
-                        + " sending to such a peer";
-            } else {
-                if (!sendNoProbe) {
-                    ep.send(peer, ByteBuffer.wrap(PROBE), wait);
-                }
-                int n = ep.receive(wait);
-                if (n == FabricEndpoint.TIMEOUT) {
-                    failed = "the peer's probe message did not arrive over " + ep.provider() + " within "
-                            + waitMillis + " ms";
-                } else if (!isProbe(ep.received(), n)) {
-                    failed = "the peer's probe message over " + ep.provider() + " was not Remora's (" + n
-                            + " bytes)";
-                }
+            if (!sendNoProbe) {
+                ep.send(peer, ByteBuffer.wrap(PROBE), wait);
+            }
+            int n = ep.receive(wait);
+            if (n == FabricEndpoint.TIMEOUT) {
+                failed = "the peer's probe message did not arrive over " + ep.provider() + " within " + waitMillis
+                        + " ms";
+            } else if (!isProbe(ep.received(), n)) {
+                failed = "the peer's probe message over " + ep.provider() + " was not Remora's (" + n + " bytes)";
             }
         } catch (IOException e) {
             failed = "a probe message over " + ep.provider() + " failed: " + e.getMessage();
@@ -507,27 +501,6 @@ public final class FabricTechnology implements Technology {
             return false;
         }
         return true;
-    }
-
-    /**
-     * The first of these shm addresses ("fi_shm://PID:UID:N") whose region is missing from /dev/shm, as that path, or
-     * null (none missing, or not shm addresses).
-     */
-    static String goneRegion(byte[]... addresses) {
-        for (byte[] a : addresses) {
-            int end = 0;
-            while (end < a.length && a[end] != 0) {
-                end++;
-            }
-            String s = new String(a, 0, end, java.nio.charset.StandardCharsets.US_ASCII);
-            if (s.startsWith("fi_shm://") && s.length() > 9 && s.indexOf('/', 9) < 0) {
-                Path region = Path.of("/dev/shm", s.substring(9));
-                if (!Files.exists(region)) {
-                    return region.toString();
-                }
-            }
-        }
-        return null;
     }
 
     private static boolean isProbe(ByteBuffer m, int n) {

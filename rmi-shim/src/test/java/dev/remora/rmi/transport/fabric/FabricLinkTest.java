@@ -25,7 +25,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -506,22 +505,6 @@ class FabricLinkTest {
         assertEquals(Frame.HEADER + 100, roundOne(client, server, frame(Frame.CALL, 10, 100), new FrameBuffer(16))
                 .length());
         assertEquals(List.of(), notes);
-    }
-
-    /** A region missing from /dev/shm is found before any message is sent to it; other providers' addresses pass. */
-    @Test
-    void aGoneShmRegionIsFoundBeforeTheProbe() throws Exception {
-        java.nio.file.Path file = java.nio.file.Files.createTempFile(java.nio.file.Path.of("/dev/shm"), "remora-test-",
-                "");
-        try {
-            byte[] present = ("fi_shm://" + file.getFileName() + "\0\0").getBytes(StandardCharsets.US_ASCII);
-            byte[] gone = ("fi_shm://" + file.getFileName() + "-gone\0").getBytes(StandardCharsets.US_ASCII);
-            assertEquals(null, FabricTechnology.goneRegion(present));
-            assertEquals(file + "-gone", FabricTechnology.goneRegion(present, gone));
-            assertEquals(null, FabricTechnology.goneRegion(new byte[] {2, 0, 0x1f, (byte) 0x90, 127, 0, 0, 1}));
-        } finally {
-            java.nio.file.Files.delete(file);
-        }
     }
 
     @Test
