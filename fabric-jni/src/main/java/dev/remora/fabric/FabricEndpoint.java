@@ -74,7 +74,7 @@ public final class FabricEndpoint implements Closeable {
     private final boolean waitsOnFd;
     private final Object control = new Object(); // sleepDeeply and bell against close: never on a freed handle
 
-    private volatile Wait waitMode = Wait.SPIN;
+    private volatile boolean spinOn = true;
     private boolean lostCpu; // the last receive's; guarded by receiveLock (read by the receiving thread)
 
     private FabricEndpoint(long handle, FabricOptions options) {
@@ -83,46 +83,27 @@ public final class FabricEndpoint implements Closeable {
         this.provider = FabricNative.providerName(handle);
         this.address = FabricNative.address(handle);
         this.injectSize = FabricNative.injectSize(handle);
-        setWait(Wait.SPIN);
+        setWait(true);
         FabricNative.setSendRing(handle, options.sendRingBytes());
         this.waitsOnFd = FabricNative.waitsOnFd(handle);
         views[0] = FabricNative.buffer(handle, 0).order(options.receiveOrder());
         views[1] = FabricNative.buffer(handle, 1).order(options.receiveOrder());
     }
 
-    private void setWait(Wait mode) {
-        boolean spin = mode == Wait.SPIN;
-        FabricNative.setWait(handle, spin ? options.spinNanos() : 0, spin ? options.spinMaxNanos() : 0,
-                mode != Wait.BLOCK && options.yield(), options.maxSleepNanos(), spin ? options.busyPolls() : 0,
-                options.deepSleepNanos());
-    }
-
-    /** How a wait begins before it sleeps; see {@link #waitMode}. */
-    public enum Wait {
-        /** Polls, then polls yielding the CPU, for the spin budget ({@link FabricOptions#spinNanos()}). */
-        SPIN,
-        /**
-         * One yield, then sleep: the threads runnable on this CPU (a same-CPU peer's, others waiting like this one)
-         * run first, and the message is often there by then, with no sleep and wake-up.
-         */
-        YIELD_ONCE,
-        /**
-         * Sleeps at once, not even one yield: for a CPU that a thread keeps busy for whole scheduler slices (a JIT
-         * compiler). On Linux 6's EEVDF scheduler a yield while another thread is runnable puts the yielder a slice
-         * back, so the one yield gave such a thread the CPU for a slice at each wait.
-         */
-        BLOCK
+    private void setWait(boolean spin) {
+        FabricNative.setWait(handle, spin ? options.spinNanos() : 0, spin ? options.spinMaxNanos() : 0, options.yield(),
+                options.maxSleepNanos(), spin ? options.busyPolls() : 0, options.deepSleepNanos());
     }
 
     /**
-     * How waits begin before they sleep ({@link Wait}): no spin while the machine's CPUs are wanted by the
-     * application, none and no yield after a spin lost the CPU, spinning again when they idle. Any thread may call
-     * it; a wait under way finishes with the policy it read.
+     * Whether waits poll before they sleep ({@link FabricOptions#spinNanos()}, busy polls): off while the machine's
+     * CPUs are wanted by the application, on again when they idle. Any thread may call it; a wait under way finishes
+     * with the policy it read.
      */
-    public void waitMode(Wait mode) {
-        if (mode != waitMode) {
-            waitMode = mode;
-            setWait(mode);
+    public void spin(boolean on) {
+        if (on != spinOn) {
+            spinOn = on;
+            setWait(on);
         }
     }
 

@@ -253,16 +253,13 @@ public final class FabricLink implements Link {
             return fromRun(sink);
         }
         int n;
-        // no spin after a recent one lost the CPU (block at once, not even a yield; nap without shared rings), nor
-        // while the application wants every CPU (one yield, then block): spinning pays only while a CPU would
-        // otherwise idle
-        boolean backingOff = backoff.skip();
-        boolean spin = !backingOff && !CpuWatch.othersBusy();
+        // no spin after a recent one lost the CPU (block; nap without shared rings), nor while the application wants
+        // every CPU: spinning pays only while a CPU would otherwise idle
+        boolean spin = !backoff.skip() && !CpuWatch.othersBusy();
         boolean longWait = this.longWait;
         this.longWait = false;
         boolean lost = false;
-        endpoint.waitMode(spin ? FabricEndpoint.Wait.SPIN
-                : backingOff ? FabricEndpoint.Wait.BLOCK : FabricEndpoint.Wait.YIELD_ONCE);
+        endpoint.spin(spin);
         HostSpinners counted = null; // counted in CpuWatch as a spinning waiter of this JVM: where
         try {
             long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
