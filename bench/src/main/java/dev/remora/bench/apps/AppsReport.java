@@ -25,7 +25,9 @@ import java.util.stream.Stream;
  * included), compute-phase time, its share spent communicating, CPU time of all ranks, remote calls, and each
  * against the baseline's median (ratio; below 1 is faster). Also writes {@code DIR/points-compute.csv} and
  * {@code DIR/points-wall.csv} for the box plots: per run, the % of time saved against the baseline's median of the
- * same app, size and ranks, charted per app and over all apps.
+ * same app, size and ranks, charted per app and over all apps. The report ends with the paired ratios: per app, size
+ * and rank count, the median over rounds of each run's figure divided by the baseline's run of the same round (the
+ * rounds interleave the configurations, so a pair ran minutes apart, not the whole run apart).
  */
 public final class AppsReport {
 
@@ -143,7 +145,55 @@ public final class AppsReport {
             b.append('\n');
         }
         b.append("## All apps\n\n![all apps: % of compute phase saved](plots/compute-all.png)\n\n"
-                + "![all apps: % of wall time saved](plots/wall-all.png)\n");
+                + "![all apps: % of wall time saved](plots/wall-all.png)\n\n");
+        b.append(paired(runs, configs, baseline));
+        return b.toString();
+    }
+
+    /**
+     * The paired ratios: per app, size and rank count and per configuration, the median over rounds of the run's
+     * wall, compute and CPU time each divided by the baseline's run of the same round; rounds without both runs are
+     * left out. The tables above divide medians by medians; a machine whose speed drifts over the whole compare moves
+     * those, while a pair ran minutes apart.
+     */
+    static String paired(List<Run> runs, List<String> configs, String baseline) {
+        Map<String, List<Run>> groups = new LinkedHashMap<>();
+        for (Run r : runs) {
+            groups.computeIfAbsent(key(r), k -> new ArrayList<>()).add(r);
+        }
+        List<String> others = configs.stream().filter(c -> !c.equals(baseline)).toList();
+        StringBuilder b = new StringBuilder("## Paired ratios\n\n");
+        b.append("Per app, size and ranks: the median over rounds of wall / compute / CPU time of each configuration's"
+                + " run divided by " + baseline + "'s run of the same round (pairs: how many rounds had both runs)."
+                + " Below 1: faster / cheaper.\n\n");
+        b.append("| app | size | ranks |");
+        others.forEach(c -> b.append(' ').append(c).append(" |"));
+        b.append("\n|---|---|---|");
+        others.forEach(c -> b.append("---|"));
+        b.append('\n');
+        for (List<Run> g : groups.values()) {
+            b.append("| ").append(g.get(0).app()).append(" | ").append(g.get(0).size()).append(" | ")
+                    .append(g.get(0).ranks()).append(" |");
+            for (String c : others) {
+                List<List<Double>> ratios = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+                for (Run r : g) {
+                    if (!r.config().equals(c)) {
+                        continue;
+                    }
+                    for (Run base : g) {
+                        if (base.config().equals(baseline) && base.round() == r.round()) {
+                            ratios.get(0).add(r.wall() / base.wall());
+                            ratios.get(1).add(r.compute() / base.compute());
+                            ratios.get(2).add(r.cpu() / base.cpu());
+                            break;
+                        }
+                    }
+                }
+                b.append(ratios.get(0).isEmpty() ? " - |" : String.format(Locale.ROOT, " %.2f / %.2f / %.2f (%d) |",
+                        median(ratios.get(0)), median(ratios.get(1)), median(ratios.get(2)), ratios.get(0).size()));
+            }
+            b.append('\n');
+        }
         return b.toString();
     }
 

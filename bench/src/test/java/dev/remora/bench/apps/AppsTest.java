@@ -109,6 +109,24 @@ class AppsTest {
     }
 
     @Test
+    void pairedRatiosDivideEachRunByTheBaselinesRunOfTheSameRound() {
+        java.util.List<AppsReport.Run> runs = new java.util.ArrayList<>();
+        // vanilla drifts from fast to slow over the rounds; auto ran in rounds 1, 2 and 4, so only two pairs count
+        double[] vanilla = {100, 200, 400};
+        for (int r = 1; r <= 3; r++) {
+            runs.add(new AppsReport.Run("vanilla", r, "sor", "comm", 2, vanilla[r - 1], 10 * r, 1, 1000, 1, 1, true,
+                    1));
+        }
+        runs.add(new AppsReport.Run("auto", 1, "sor", "comm", 2, 90, 5, 1, 1100, 1, 1, true, 1));
+        runs.add(new AppsReport.Run("auto", 2, "sor", "comm", 2, 180, 20, 1, 1100, 1, 1, true, 1));
+        runs.add(new AppsReport.Run("auto", 4, "sor", "comm", 2, 50, 50, 1, 50, 1, 1, true, 1)); // no vanilla run
+        String t = AppsReport.paired(runs, java.util.List.of("vanilla", "auto"), "vanilla");
+        // wall: 0.9 and 0.9; compute: 5/10 and 20/20 -> 0.75; CPU 1.1 and 1.1; two pairs
+        assertTrue(t.contains("| sor | comm | 2 | 0.90 / 0.75 / 1.10 (2) |"), t);
+        assertTrue(t.contains("| app | size | ranks | auto |"), t);
+    }
+
+    @Test
     void sorAndAspWithTwoRankJvms() throws Exception {
         String cp = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
         for (String app : new String[] {"sor", "asp"}) {
