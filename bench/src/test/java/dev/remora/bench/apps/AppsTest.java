@@ -27,33 +27,43 @@ class AppsTest {
         for (String name : Apps.NAMES.split(",")) {
             App app = App.byName(name);
             Ctx ctx = oneRank(app, "tiny");
-            app.peer(ctx);
+            ctx.peers[0] = app.peer(ctx);
             app.setup(ctx);
             app.run(ctx);
             assertNull(app.check(ctx), name);
         }
         Sor sor = new Sor();
         Ctx ctx = oneRank(sor, "tiny");
-        sor.peer(ctx);
+        ctx.peers[0] = sor.peer(ctx);
         sor.setup(ctx);
         // not run: the initial grid is not the relaxed one
         assertNotNull(sor.check(ctx));
         Radix radix = new Radix();
         ctx = oneRank(radix, "tiny");
-        radix.peer(ctx);
+        ctx.peers[0] = radix.peer(ctx);
         radix.setup(ctx);
         assertNotNull(radix.check(ctx), "unsorted keys pass the check");
         Asp asp = new Asp();
         ctx = oneRank(asp, "tiny");
-        asp.peer(ctx);
+        ctx.peers[0] = asp.peer(ctx);
         asp.setup(ctx);
         assertNotNull(asp.check(ctx), "direct edges pass as shortest paths");
         Leq leq = new Leq();
         ctx = new Ctx(0, 1, Rank.params(leq, "tiny", "iters=3"));
-        leq.peer(ctx);
+        ctx.peers[0] = leq.peer(ctx);
         leq.setup(ctx);
         leq.run(ctx);
         assertNotNull(leq.check(ctx), "3 Jacobi iterations pass as a solution");
+        Water water = new Water();
+        ctx = oneRank(water, "tiny");
+        ctx.peers[0] = water.peer(ctx);
+        water.setup(ctx);
+        assertNotNull(water.check(ctx), "the initial molecules pass as moved ones");
+        Hamming hamming = new Hamming();
+        ctx = oneRank(hamming, "tiny");
+        ctx.peers[0] = hamming.peer(ctx);
+        hamming.setup(ctx);
+        assertNotNull(hamming.check(ctx), "an empty sequence passes");
     }
 
     @Test
