@@ -13,8 +13,9 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The apps compute right answers, and their checks see a wrong one. One rank in-process (no RMI) per app, and SOR
- * and ASP for real: two rank JVMs each through the {@link Launcher}, plain RMI, tiny size (a few seconds).
+ * The apps compute right answers, and their checks see a wrong one. One rank in-process (no RMI) per app, and SOR,
+ * ASP, Water and Hamming for real: two rank JVMs each through the {@link Launcher}, plain RMI, tiny size (a few
+ * seconds; SOR's, Water's and Hamming's checks fetch rank 1's result by RMI).
  */
 class AppsTest {
 
@@ -114,9 +115,9 @@ class AppsTest {
     }
 
     @Test
-    void sorAndAspWithTwoRankJvms() throws Exception {
+    void appsWithTwoRankJvms() throws Exception {
         String cp = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        for (String app : new String[] {"sor", "asp"}) {
+        for (String app : new String[] {"sor", "asp", "water", "hamming"}) {
             PrintStream old = System.out;
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             int rc;
