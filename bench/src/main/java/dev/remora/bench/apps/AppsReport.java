@@ -84,11 +84,17 @@ public final class AppsReport {
         return r.app() + " " + r.size() + " " + r.ranks();
     }
 
-    static String report(List<Run> runs, List<String> configs, String baseline, Path logs) throws IOException {
+    /** The runs per app, size and rank count, in the order they first appear. */
+    private static Map<String, List<Run>> groups(List<Run> runs) {
         Map<String, List<Run>> groups = new LinkedHashMap<>();
         for (Run r : runs) {
             groups.computeIfAbsent(key(r), k -> new ArrayList<>()).add(r);
         }
+        return groups;
+    }
+
+    static String report(List<Run> runs, List<String> configs, String baseline, Path logs) throws IOException {
+        Map<String, List<Run>> groups = groups(runs);
         Map<String, long[]> stats = remoraStats(logs);
         Map<String, Set<String>> candidates = onewayCandidates(logs);
         StringBuilder b = new StringBuilder("# The papers' applications, plain RMI against Remora\n\n");
@@ -146,21 +152,17 @@ public final class AppsReport {
         }
         b.append("## All apps\n\n![all apps: % of compute phase saved](plots/compute-all.png)\n\n"
                 + "![all apps: % of wall time saved](plots/wall-all.png)\n\n");
-        b.append(paired(runs, configs, baseline));
+        b.append(paired(groups.values(), configs, baseline));
         return b.toString();
     }
 
     /**
      * The paired ratios: per app, size and rank count and per configuration, the median over rounds of the run's
      * wall, compute and CPU time each divided by the baseline's run of the same round; rounds without both runs are
-     * left out. The tables above divide medians by medians; a machine whose speed drifts over the whole compare moves
-     * those, while a pair ran minutes apart.
+     * left out ({@code groups}: the runs of each app, size and rank count). The tables above divide medians by
+     * medians; a machine whose speed drifts over the whole compare moves those, while a pair ran minutes apart.
      */
-    static String paired(List<Run> runs, List<String> configs, String baseline) {
-        Map<String, List<Run>> groups = new LinkedHashMap<>();
-        for (Run r : runs) {
-            groups.computeIfAbsent(key(r), k -> new ArrayList<>()).add(r);
-        }
+    static String paired(Iterable<List<Run>> groups, List<String> configs, String baseline) {
         List<String> others = configs.stream().filter(c -> !c.equals(baseline)).toList();
         StringBuilder b = new StringBuilder("## Paired ratios\n\n");
         b.append("Per app, size and ranks: the median over rounds of wall / compute / CPU time of each configuration's"
@@ -171,26 +173,27 @@ public final class AppsReport {
         b.append("\n|---|---|---|");
         others.forEach(c -> b.append("---|"));
         b.append('\n');
-        for (List<Run> g : groups.values()) {
+        for (List<Run> g : groups) {
             b.append("| ").append(g.get(0).app()).append(" | ").append(g.get(0).size()).append(" | ")
                     .append(g.get(0).ranks()).append(" |");
+            Map<Integer, Run> baseByRound = new TreeMap<>();
+            for (Run r : g) {
+                if (r.config().equals(baseline)) {
+                    baseByRound.put(r.round(), r);
+                }
+            }
             for (String c : others) {
-                List<List<Double>> ratios = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+                List<Double> wall = new ArrayList<>(), compute = new ArrayList<>(), cpu = new ArrayList<>();
                 for (Run r : g) {
-                    if (!r.config().equals(c)) {
-                        continue;
-                    }
-                    for (Run base : g) {
-                        if (base.config().equals(baseline) && base.round() == r.round()) {
-                            ratios.get(0).add(r.wall() / base.wall());
-                            ratios.get(1).add(r.compute() / base.compute());
-                            ratios.get(2).add(r.cpu() / base.cpu());
-                            break;
-                        }
+                    Run base = baseByRound.get(r.round());
+                    if (r.config().equals(c) && base != null) {
+                        wall.add(r.wall() / base.wall());
+                        compute.add(r.compute() / base.compute());
+                        cpu.add(r.cpu() / base.cpu());
                     }
                 }
-                b.append(ratios.get(0).isEmpty() ? " - |" : String.format(Locale.ROOT, " %.2f / %.2f / %.2f (%d) |",
-                        median(ratios.get(0)), median(ratios.get(1)), median(ratios.get(2)), ratios.get(0).size()));
+                b.append(wall.isEmpty() ? " - |" : String.format(Locale.ROOT, " %.2f / %.2f / %.2f (%d) |",
+                        median(wall), median(compute), median(cpu), wall.size()));
             }
             b.append('\n');
         }

@@ -108,7 +108,7 @@ class AppsTest {
         runs.add(new AppsReport.Run("auto", 1, "sor", "comm", 2, 90, 5, 1, 1100, 1, 1, true, 1));
         runs.add(new AppsReport.Run("auto", 2, "sor", "comm", 2, 180, 20, 1, 1100, 1, 1, true, 1));
         runs.add(new AppsReport.Run("auto", 4, "sor", "comm", 2, 50, 50, 1, 50, 1, 1, true, 1)); // no vanilla run
-        String t = AppsReport.paired(runs, java.util.List.of("vanilla", "auto"), "vanilla");
+        String t = AppsReport.paired(java.util.List.of(runs), java.util.List.of("vanilla", "auto"), "vanilla");
         // wall: 0.9 and 0.9; compute: 5/10 and 20/20 -> 0.75; CPU 1.1 and 1.1; two pairs
         assertTrue(t.contains("| sor | comm | 2 | 0.90 / 0.75 / 1.10 (2) |"), t);
         assertTrue(t.contains("| app | size | ranks | auto |"), t);
