@@ -151,10 +151,12 @@ public final class Sor implements App {
             }
             for (int i = from; i < to; i++) {
                 double[] row = theirs[i - from];
+                if (row.length != n) {
+                    return "rank " + r + " returned row " + i + " with " + row.length + " values, not " + n;
+                }
                 for (int j = 0; j < n; j++) {
-                    if (row.length != n || Double.doubleToLongBits(row[j]) != Double.doubleToLongBits(g[i][j])) {
-                        return "u[" + i + "][" + j + "] = " + (j < row.length ? row[j] : "missing")
-                                + ", sequentially " + g[i][j];
+                    if (Double.doubleToLongBits(row[j]) != Double.doubleToLongBits(g[i][j])) {
+                        return "u[" + i + "][" + j + "] = " + row[j] + ", sequentially " + g[i][j];
                     }
                 }
             }

@@ -77,8 +77,10 @@ public final class Water implements App {
 
             @Override
             public double[] finalState() {
-                double[] s = Arrays.copyOfRange(pos, 3 * lo, 3 * hi + 3 * (hi - lo));
-                System.arraycopy(vel, 3 * lo, s, 3 * (hi - lo), 3 * (hi - lo));
+                int len = 3 * (hi - lo);
+                double[] s = new double[2 * len];
+                System.arraycopy(pos, 3 * lo, s, 0, len);
+                System.arraycopy(vel, 3 * lo, s, len, len);
                 return s;
             }
         };
