@@ -20,6 +20,14 @@ final class PendingCall {
 
     /** The thread waiting for the reply (a future's: the thread using it first, null until then). */
     volatile Thread thread;
+    /**
+     * remora.fabric.upgrade: when this thread's last synchronous call was made and returned while a move was pending,
+     * and from which endpoint (a call to one neighbour right after one to another does not make either connection's
+     * calls back to back).
+     */
+    long calledAt;
+    long returnedAt;
+    Object returnedFrom;
     /** A future call: freed from its connection's table as soon as its reply is read (nobody may be waiting). */
     final boolean future;
     final FrameBuffer out = new FrameBuffer(512).allowTail(); // sent straight to the link under the write lock

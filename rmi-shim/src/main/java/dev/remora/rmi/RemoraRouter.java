@@ -153,8 +153,16 @@ public final class RemoraRouter implements CallRouter {
             return null;
         }
         ClientConnection c = re.connection();
-        if (c != null) {
-            re.upgraded(c); // remora.fabric.upgrade: may start moving the endpoint to fabric, for later calls
+        PendingCall paced = null; // remora.fabric.upgrade: this thread's, while a move is pending
+        if (c != null && re.movePending()) {
+            paced = calls.get();
+            long now = System.nanoTime();
+            boolean backToBack = paced.returnedFrom == re
+                    && now - paced.returnedAt < RemoteEndpoint.UPGRADE_MAX_THINK_NANOS
+                    && paced.returnedAt - paced.calledAt < RemoteEndpoint.UPGRADE_MAX_CALL_NANOS
+                    || RmiInternals.servingCall();
+            paced.calledAt = now;
+            re.upgraded(c, backToBack); // may start moving the endpoint to fabric, for later calls
         }
         java.io.IOException unconfirmed = re.takeUnconfirmed();
         if (unconfirmed != null) { // one-way calls were lost with a connection: this call says so, as JRMP's would
@@ -178,15 +186,22 @@ public final class RemoraRouter implements CallRouter {
                 return future(c, id, hash, mi, a, method.getReturnType());
             }
         }
-        if (options.adviseOneway && mi.onewayCandidate()) {
-            long start = System.nanoTime();
-            try {
-                return call(c, id, hash, mi, a);
-            } finally {
-                mi.waited(System.nanoTime() - start);
+        try {
+            if (options.adviseOneway && mi.onewayCandidate()) {
+                long start = System.nanoTime();
+                try {
+                    return call(c, id, hash, mi, a);
+                } finally {
+                    mi.waited(System.nanoTime() - start);
+                }
+            }
+            return call(c, id, hash, mi, a);
+        } finally {
+            if (paced != null) {
+                paced.returnedAt = System.nanoTime();
+                paced.returnedFrom = re;
             }
         }
-        return call(c, id, hash, mi, a);
     }
 
     /** Calls a one-way candidate needs to be named by {@link #onewayCandidates}. */

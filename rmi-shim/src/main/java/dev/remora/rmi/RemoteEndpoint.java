@@ -36,32 +36,42 @@ final class RemoteEndpoint {
      * (libfabric), to move to once it is up; null when there is none to move to.
      */
     private volatile Technology deferred;
-    /** The current connection's call count at which the move is next tried. */
+    /** The current connection's call count at which the move is next decided. */
     private volatile int upgradeAt = UPGRADE_AFTER_CALLS;
     private int upgradeTries;
     private volatile boolean upgrading;
     /**
-     * While a move is pending: the last call's start, the connection's call count where the current window began, and
-     * how many calls of the window came less than {@link #UPGRADE_MAX_GAP_NANOS} after the one before (plain fields
-     * written by every calling thread: a heuristic, a lost update does not matter).
+     * While a move is pending: the connection's call count where the current window began, and how many calls of the
+     * window came back to back (plain fields written by every calling thread: a heuristic, a lost update does not
+     * matter).
      */
-    private long lastCallAt;
     private int windowCalls;
     private int closeCalls;
 
     /**
-     * Calls a connection carries before libfabric is loaded and it moves: a JVM that makes few calls never pays
-     * libfabric's start (0.3 s, 0.1-0.2 s of CPU here), and a fresh pair's first 2000 calls (the compare's "cold"
-     * figure) are not slowed by it.
+     * Calls a connection carries before the move is first decided: a JVM that makes few calls never pays libfabric's
+     * start (0.3 s, 0.1-0.2 s of CPU here), and a fresh pair's first 2000 calls (the compare's "cold" figure) are not
+     * slowed by it.
      */
-    static final int UPGRADE_AFTER_CALLS = 4096;
+    static final int UPGRADE_AFTER_CALLS = 2048;
     /**
-     * The move is made only for a connection most of whose last 4096 calls came at most this long after the one
-     * before (remora.fabric.upgrade=true; =always moves whatever the pace).
+     * A call comes back to back when its thread made it at most this long after its previous call to the same endpoint
+     * returned, that call having taken at most {@link #UPGRADE_MAX_CALL_NANOS}; or when its thread made it while
+     * serving a call (a callback, which its own caller waits for). The move is made only for a connection most of
+     * whose calls since the last decision came back to back (remora.fabric.upgrade=true; =always moves whatever the
+     * pace).
      */
-    static final long UPGRADE_MAX_GAP_NANOS = 100_000;
-    /** Tries at moving (the server's libfabric may still be starting too), each after 4096 more calls. */
-    static final int UPGRADE_TRIES = 3;
+    static final long UPGRADE_MAX_THINK_NANOS = 10_000;
+    /**
+     * Calls that take longer (the server computes) gain too little from fabric's few microseconds to pay for the move:
+     * libfabric's start and a second compilation of the call path, about 1 s of CPU per JVM here.
+     */
+    static final long UPGRADE_MAX_CALL_NANOS = 100_000;
+    /**
+     * Decisions at most (the server's libfabric may still be starting too), each after as many calls again as the
+     * connection had carried: at 2048, 4096, 8192 and 16384 calls.
+     */
+    static final int UPGRADE_TRIES = 4;
 
     RemoteEndpoint(String host, int port, RouterOptions options, Technology[] technologies) {
         this.host = host;
@@ -118,33 +128,35 @@ final class RemoteEndpoint {
      *
      * @return {@code c}, always: the move takes effect for later calls
      */
-    ClientConnection upgraded(ClientConnection c) {
+    ClientConnection upgraded(ClientConnection c, boolean backToBack) {
         Technology t = deferred;
         if (t == null || upgrading) {
             return c;
         }
-        long now = System.nanoTime();
-        if (now - lastCallAt < UPGRADE_MAX_GAP_NANOS) {
+        if (backToBack) {
             closeCalls++;
         }
-        lastCallAt = now;
         int calls = c.callsMade();
         if (calls < upgradeAt) {
             return c;
         }
         if (2 * closeCalls < calls - windowCalls && !options.fabricUpgradeAnyPace) {
-            // Most calls further apart than that (an application that computes between them): a receiver over shm,
-            // which has no wait object, is napping when the next frame comes, where a blocked socket read is woken by
-            // the kernel. Measured in the papers' apps with 4 ranks on 2 CPUs (about 300 us between calls): compute
-            // phases 0.79 of plain RMI's on sockets, 0.91 after the move (sor), 1.01 against 1.11 (hamming). Not
-            // now, then: asked again after as many calls (the first ones are a fresh JVM's, slower anyway).
+            // The application computes between most calls, or its calls take long. There the move has not paid here
+            // (docs/waiting.md): the papers' apps with 4 ranks on 2 CPUs had compute phases 0.79 of plain RMI's on
+            // sockets and 0.91 after the move (sor), 1.01 against 1.11 (hamming); a long SOR run with 2 ranks, its
+            // ranks computing 10-20 us between calls, took 1.1-1.4x plain RMI's compute phase after the move, which
+            // made the JIT compile the call path again. Not now, then: asked again after as many calls again.
             synchronized (this) {
+                int close = closeCalls;
+                int window = calls - windowCalls;
                 closeCalls = 0;
                 windowCalls = calls;
                 if (postponeMove(calls)) {
                     options.listener.debug("Remora connection to " + host + ":" + port + " stays on its socket"
-                            + " transport: most of its calls came more than " + UPGRADE_MAX_GAP_NANOS / 1000
-                            + " us apart (remora.fabric.upgrade)");
+                            + " transport: only " + close + " of its last " + window + " calls came back to back"
+                            + " (within " + UPGRADE_MAX_THINK_NANOS / 1000 + " us of their thread's previous call's"
+                            + " return, which took less than " + UPGRADE_MAX_CALL_NANOS / 1000 + " us;"
+                            + " remora.fabric.upgrade)");
                 }
             }
             return c;
@@ -174,12 +186,17 @@ final class RemoteEndpoint {
         return c;
     }
 
+    /** Whether a call should tell {@link #upgraded} its pace: a move is pending and not under way. */
+    boolean movePending() {
+        return deferred != null && !upgrading;
+    }
+
     /**
-     * The move is tried again after {@link #UPGRADE_AFTER_CALLS} more calls, or never once it was tried
-     * {@link #UPGRADE_TRIES} times (then true). Under this lock.
+     * The move is decided again at twice {@code calls}, or never once it was decided {@link #UPGRADE_TRIES} times
+     * (then true). Under this lock.
      */
     private boolean postponeMove(int calls) {
-        upgradeAt = calls + UPGRADE_AFTER_CALLS;
+        upgradeAt = (int) Math.min(Integer.MAX_VALUE, 2L * Math.max(calls, UPGRADE_AFTER_CALLS / 2));
         if (++upgradeTries >= UPGRADE_TRIES) {
             deferred = null;
             return true;

@@ -13,8 +13,11 @@ import dev.remora.it.shim.ShimServer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fabric technology with real JVMs on JDK 17 and 25, {@code -Dremora.transport=fabric} on both sides: the Calc
@@ -61,18 +64,22 @@ class FabricIT {
         }
     }
 
+    static Stream<Arguments> jdksAndUpgradeRules() {
+        return Stream.of(Jdk.values()).flatMap(j -> Stream.of(Arguments.of(j, "true"), Arguments.of(j, "always")));
+    }
+
     /**
      * remora.transport=auto (the default): libfabric is not loaded for the first connection, which goes over
-     * sockets; once it has carried 4096 calls libfabric loads in both JVMs and the connection moves to fabric, with
-     * calls from three threads going on throughout; none fails or goes by JRMP. With remora.fabric.upgrade=always:
-     * the default moves only a connection whose calls come back to back, which a loaded CI machine may not give.
+     * sockets; once it has carried 2048 calls libfabric loads in both JVMs and the connection moves to fabric, with
+     * calls from three threads going on throughout; none fails or goes by JRMP. The threads call back to back, so
+     * the default rule moves the connection as remora.fabric.upgrade=always does.
      */
     @ParameterizedTest
-    @EnumSource(Jdk.class)
-    void aBusyConnectionMovesToFabricOnceLibfabricIsUp(Jdk jdk) throws Exception {
+    @MethodSource("jdksAndUpgradeRules")
+    void aBusyConnectionMovesToFabricOnceLibfabricIsUp(Jdk jdk, String rule) throws Exception {
         assumeFabric(jdk);
         List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK,
-                "-Dremora.fabric.upgrade=always");
+                "-Dremora.fabric.upgrade=" + rule);
         int port = Jvm.freePort();
         try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
             server.awaitLine("READY", 60);
@@ -93,28 +100,40 @@ class FabricIT {
         }
     }
 
+    static Stream<Arguments> jdksAndPaces() {
+        return Stream.of(Jdk.values()).flatMap(j -> Stream.of(Arguments.of(j, 100, 1), Arguments.of(j, 0, 64)));
+    }
+
     /**
-     * remora.fabric.upgrade=true (the default): a connection whose calls come 300 us apart (an application that
-     * computes between them) stays on sockets, where the kernel wakes its receivers; after three windows of 4096 calls
-     * it says so (debug) and no longer asks.
+     * remora.fabric.upgrade=true (the default): a client thread that pauses 100 us after each call returns (an
+     * application that computes between its calls), or whose calls take long (here: 64 callbacks each), keeps its
+     * connection on sockets; after the last decision, at 16384 calls, it says so (debug) and no longer asks. The
+     * server calls the client back while serving each call: those calls move to fabric, since the client waits for
+     * them.
      */
     @ParameterizedTest
-    @EnumSource(Jdk.class)
-    void aConnectionWhoseCallsComeFarApartStaysOnSockets(Jdk jdk) throws Exception {
+    @MethodSource("jdksAndPaces")
+    void aPausingOrSlowCallerStaysOnSocketsWhileItsCallbacksMove(Jdk jdk, int pauseMicros, int callbacks)
+            throws Exception {
         assumeFabric(jdk);
         List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK);
         int port = Jvm.freePort();
         try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
             server.awaitLine("READY", 60);
-            try (Jvm client = Jvm.start(jdk, opts, UpgradeClient.class.getName(), String.valueOf(port), "8", "1",
-                    "300")) {
+            try (Jvm client = Jvm.start(jdk, opts, UpgradeClient.class.getName(), String.valueOf(port), "10", "1",
+                    String.valueOf(pauseMicros), "callback", String.valueOf(callbacks))) {
                 int exit = client.waitFor(120);
                 assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
                 long calls = Long.parseLong(client.stdout().trim().substring("CALLS ".length()));
-                assertTrue(calls > 3 * 4096, () -> "too few calls to decide three times\n" + client.describe());
+                assertTrue(calls > 8192, () -> "too few calls to decide three times\n" + client.describe());
                 assertEquals(0, client.stat("links_upgraded"), client::describe);
-                assertEquals(0, client.stat("links_fabric"), client::describe);
-                assertTrue(client.stderr().contains("stays on its socket transport"), client::describe);
+                if (calls > 16384) { // the last decision: said once
+                    assertTrue(client.stderr().contains("stays on its socket transport"), client::describe);
+                }
+                server.stop();
+                assertEquals(1, server.stat("links_upgraded"), () -> "the callbacks' connection moved\n"
+                        + server.describe());
+                assertTrue(server.stderr().contains("moved to fabric after"), server::describe);
             }
         }
     }

@@ -505,8 +505,22 @@ public final class RmiInternals {
         }
     }
 
+    /** Whether {@link #setConnectionHandler} was ever called (then {@link Handlers} is safe to touch). */
+    private static volatile boolean handlersSet;
+
+    /**
+     * Whether this thread serves a call over a Remora connection (or, once Remora has served one, a JRMP call). Reads
+     * nothing of JRMP's before Remora first served a call, so a JVM that only calls does not initialize its server.
+     */
+    public static boolean servingCall() {
+        return handlersSet && Handlers.CONNECTION_HANDLER.get() != null;
+    }
+
     /** Makes {@code RemoteServer.getClientHost()} answer from {@code handler} on this thread; returns the old one. */
     public static Object setConnectionHandler(Object handler) {
+        if (!handlersSet) {
+            handlersSet = true;
+        }
         ThreadLocal<Object> handlers = Handlers.CONNECTION_HANDLER;
         Object old = handlers.get();
         if (handler == null) {
