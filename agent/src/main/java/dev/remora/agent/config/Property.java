@@ -56,8 +56,9 @@ public enum Property {
                     + " call to that server returned, that call having taken less than 100 us, or made while serving"
                     + " a call (a callback). An application that computes between its calls, or whose calls take"
                     + " long, stays on sockets, where it ran as fast or faster here and a move would make the JIT"
-                    + " compile the call path again; decided at 2048, 4096, 8192 and 16384 calls. always = whatever the pace; false = libfabric loads when the first RMI object is used"
-                    + " and every connection waits for it."),
+                    + " compile the call path again; decided at 2048, 4096, 8192 and 16384 calls. always = whatever"
+                    + " the pace; false = libfabric loads when the first RMI object is used and every connection"
+                    + " waits for it."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver naps idle (shm without remora.fabric.shared, which has no wait fd; with"
                     + " shared rings it blocks until the peer's next frame wakes it) before it asks its peer, on the"

@@ -6,10 +6,10 @@ import java.rmi.server.UnicastRemoteObject;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code UpgradeClient <registryPort> <seconds> [threads [pauseMicros [callback [n]]]]}: calls {@code add} on the "calc"
- * object from three threads (or that many) for that long, each thread pausing that long between its calls (default
- * none), each result checked, then prints {@code CALLS n}: the calls before, during and after the connection moves to
- * fabric (remora.fabric.upgrade). With {@code callback}, each call is {@code callback(cb, n)} instead (n = 1 unless
+ * {@code UpgradeClient <registryPort> <seconds> [threads [pauseMicros [callback [n]]]]}: calls {@code add} on the
+ * "calc" object from three threads (or that many) for that long, each thread pausing that long between its calls
+ * (default none), each result checked, then prints {@code CALLS n}: the calls before, during and after the connection
+ * moves to fabric (remora.fabric.upgrade). With {@code callback}, each call is {@code callback(cb, n)} instead (n = 1 unless
  * given), which the server serves by calling this JVM's {@code cb} back n times. Exits 1 at the first wrong result or
  * exception.
  */
@@ -41,7 +41,8 @@ public final class UpgradeClient {
                         int r = cb == null ? calc.add(i, me) : calc.callback(cb, n);
                         int expected = cb == null ? i + me : 7 * n + n * (n - 1) / 2;
                         if (r != expected) {
-                            System.out.println("FAILED call " + i + " of thread " + me + ": " + r + ", not " + expected);
+                            System.out.println("FAILED call " + i + " of thread " + me + ": " + r + ", not "
+                                    + expected);
                             System.exit(1);
                         }
                         i++;
