@@ -27,7 +27,7 @@ final class PendingCall {
      */
     long calledAt;
     long returnedAt;
-    Object returnedFrom;
+    RemoteEndpoint returnedFrom;
     /** A future call: freed from its connection's table as soon as its reply is read (nobody may be waiting). */
     final boolean future;
     final FrameBuffer out = new FrameBuffer(512).allowTail(); // sent straight to the link under the write lock

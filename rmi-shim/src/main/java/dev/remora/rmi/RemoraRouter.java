@@ -156,13 +156,7 @@ public final class RemoraRouter implements CallRouter {
         PendingCall paced = null; // remora.fabric.upgrade: this thread's, while a move is pending
         if (c != null && re.movePending()) {
             paced = calls.get();
-            long now = System.nanoTime();
-            boolean backToBack = paced.returnedFrom == re
-                    && now - paced.returnedAt < RemoteEndpoint.UPGRADE_MAX_THINK_NANOS
-                    && paced.returnedAt - paced.calledAt < RemoteEndpoint.UPGRADE_MAX_CALL_NANOS
-                    || RmiInternals.servingCall();
-            paced.calledAt = now;
-            re.upgraded(c, backToBack); // may start moving the endpoint to fabric, for later calls
+            re.upgraded(c, paced); // may start moving the endpoint to fabric, for later calls
         }
         java.io.IOException unconfirmed = re.takeUnconfirmed();
         if (unconfirmed != null) { // one-way calls were lost with a connection: this call says so, as JRMP's would
@@ -198,8 +192,7 @@ public final class RemoraRouter implements CallRouter {
             return call(c, id, hash, mi, a);
         } finally {
             if (paced != null) {
-                paced.returnedAt = System.nanoTime();
-                paced.returnedFrom = re;
+                re.returned(paced);
             }
         }
     }

@@ -1,5 +1,6 @@
 package dev.remora.rmi;
 
+import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.Technology;
@@ -61,12 +62,12 @@ final class RemoteEndpoint {
      * whose calls since the last decision came back to back (remora.fabric.upgrade=true; =always moves whatever the
      * pace).
      */
-    static final long UPGRADE_MAX_THINK_NANOS = 10_000;
+    private static final long UPGRADE_MAX_THINK_NANOS = 10_000;
     /**
      * Calls that take longer (the server computes) gain too little from fabric's few microseconds to pay for the move:
      * libfabric's start and a second compilation of the call path, about 1 s of CPU per JVM here.
      */
-    static final long UPGRADE_MAX_CALL_NANOS = 100_000;
+    private static final long UPGRADE_MAX_CALL_NANOS = 100_000;
     /**
      * Decisions at most (the server's libfabric may still be starting too), each after as many calls again as the
      * connection had carried: at 2048, 4096, 8192 and 16384 calls.
@@ -126,16 +127,21 @@ final class RemoteEndpoint {
      * end there when it is retired. Not for a connection whose server declared one-way methods (a thread's later call
      * on the new connection could overtake its one-way calls on the old one). A failed move leaves {@code c} in use.
      *
+     * @param caller the calling thread's, whose previous call to this endpoint tells whether this one came back to
+     *     back ({@link #UPGRADE_MAX_THINK_NANOS}); {@link #returned} notes its return
      * @return {@code c}, always: the move takes effect for later calls
      */
-    ClientConnection upgraded(ClientConnection c, boolean backToBack) {
+    ClientConnection upgraded(ClientConnection c, PendingCall caller) {
         Technology t = deferred;
         if (t == null || upgrading) {
             return c;
         }
-        if (backToBack) {
+        long now = System.nanoTime();
+        if (caller.returnedFrom == this && now - caller.returnedAt < UPGRADE_MAX_THINK_NANOS
+                && caller.returnedAt - caller.calledAt < UPGRADE_MAX_CALL_NANOS || RmiInternals.servingCall()) {
             closeCalls++;
         }
+        caller.calledAt = now;
         int calls = c.callsMade();
         if (calls < upgradeAt) {
             return c;
@@ -189,6 +195,12 @@ final class RemoteEndpoint {
     /** Whether a call should tell {@link #upgraded} its pace: a move is pending and not under way. */
     boolean movePending() {
         return deferred != null && !upgrading;
+    }
+
+    /** A synchronous call that {@link #upgraded} was told of returned (on {@code caller}'s thread). */
+    void returned(PendingCall caller) {
+        caller.returnedAt = System.nanoTime();
+        caller.returnedFrom = this;
     }
 
     /**
