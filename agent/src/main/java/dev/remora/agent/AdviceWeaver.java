@@ -3,6 +3,7 @@ package dev.remora.agent;
 import dev.remora.agent.bridge.BridgeInjector;
 import dev.remora.agent.hooks.HookPoint;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.List;
 import net.bytebuddy.ByteBuddy;
 import net.bytebuddy.asm.Advice;
@@ -26,8 +27,11 @@ import static net.bytebuddy.matcher.ElementMatchers.named;
  * {@link HookTransformer} picks the classes by name). The advice is read as bytes, never loaded, with the bridge
  * renamed to {@code java.io.RemoraBridge} ({@link #adviceLocator}); every advice method suppresses
  * Throwable into {@code RemoraBridge.adviceFailed}.
+ *
+ * <p>In the shaded jar this class lives with Byte Buddy in a nested jar, loaded by a class loader of its own
+ * ({@link WeaverLoader}): public, and it uses only public members of the agent's other classes.
  */
-final class AdviceWeaver {
+public final class AdviceWeaver implements AdviceWeaving {
     private final ByteBuddy byteBuddy = new ByteBuddy()
             .with(TypeValidation.DISABLED)
             .with(Implementation.Context.Disabled.Factory.INSTANCE)
@@ -36,7 +40,7 @@ final class AdviceWeaver {
     private final TypePool advicePool;
     private final Advice.ExceptionHandler handler;
 
-    AdviceWeaver(ClassLoader agentLoader) {
+    public AdviceWeaver(ClassLoader agentLoader) {
         advice = adviceLocator(agentLoader);
         advicePool = new TypePool.Default.WithLazyResolution(TypePool.CacheProvider.Simple.withObjectType(),
                 new ClassFileLocator.Compound(advice, ClassFileLocator.ForClassLoader.ofBootLoader()),
@@ -63,6 +67,9 @@ final class AdviceWeaver {
                     return new Resolution.Illegal(name);
                 }
                 byte[] bytes = BridgeInjector.readOrNull(agentLoader, path);
+                if (bytes == null) {
+                    bytes = byteBuddyClass(path); // shaded: in the nested jar, with this class
+                }
                 return bytes == null ? new Resolution.Illegal(name) : new Resolution.Explicit(BridgeInjector.remap(bytes));
             }
 
@@ -72,8 +79,14 @@ final class AdviceWeaver {
         };
     }
 
-    /** {@code classFile} of the boot class {@code typeName} with the advice of {@code points} inlined. */
-    byte[] weave(String typeName, byte[] classFile, List<HookPoint> points) {
+    private static byte[] byteBuddyClass(String path) throws IOException {
+        try (InputStream in = AdviceWeaver.class.getClassLoader().getResourceAsStream(path + ".class")) {
+            return in == null ? null : in.readAllBytes();
+        }
+    }
+
+    @Override
+    public byte[] weave(String typeName, byte[] classFile, List<HookPoint> points) {
         ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(typeName, classFile),
                 ClassFileLocator.ForClassLoader.ofBootLoader());
         TypePool pool = new TypePool.Default.WithLazyResolution(TypePool.CacheProvider.Simple.withObjectType(),

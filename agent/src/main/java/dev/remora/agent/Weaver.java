@@ -11,11 +11,12 @@ import java.util.Map;
 
 /**
  * Weaves Remora's advice into a JDK class: from the {@link WovenCache} when an earlier JVM wove the same class file
- * with the same advice, else with Byte Buddy ({@link AdviceWeaver}, made at the first miss, so a JVM whose hooked
- * classes are all in the cache loads no Byte Buddy class: 150-400 ms less at its first RMI use on this machine).
+ * with the same advice, else with Byte Buddy ({@link AdviceWeaving}, made at the first miss by {@link WeaverLoader}, so
+ * a JVM whose hooked classes are all in the cache loads no Byte Buddy class: 150-400 ms less at its first RMI use on
+ * this machine).
  */
 final class Weaver {
-    /** Byte Buddy's main class, as shaded into the agent jar and as in a build without shading (tests). */
+    /** Byte Buddy's main class where it is not nested ({@link WeaverLoader}): shaded, and unshaded (unit tests). */
     private static final String[] BYTE_BUDDY = {"dev/remora/internal/bytebuddy/ByteBuddy", "net/bytebuddy/ByteBuddy"};
     /** Bump when what is woven changes in a way the inputs below do not show. */
     private static final String FORMAT = "remora-woven 1";
@@ -23,7 +24,9 @@ final class Weaver {
     private final ClassLoader agentLoader;
     private final WovenCache cache;
     /** Guarded by this; made at the first class the cache does not hold. */
-    private AdviceWeaver byteBuddy;
+    private AdviceWeaving byteBuddy;
+    /** Guarded by this: why Byte Buddy could not be made, once tried (not tried again for each class). */
+    private IOException byteBuddyFailed;
     /**
      * Guarded by this: the agent jar's class files read for {@link #inputs}, each once per JVM ({@link #MISSING} for
      * one the jar lacks). Every hooked class needs the bridge's and Byte Buddy's; read anew for each, they were a fifth
@@ -55,10 +58,18 @@ final class Weaver {
         return woven;
     }
 
-    private synchronized AdviceWeaver byteBuddy() {
+    private synchronized AdviceWeaving byteBuddy() throws IOException {
+        if (byteBuddyFailed != null) {
+            throw byteBuddyFailed;
+        }
         if (byteBuddy == null) {
             long t0 = System.nanoTime();
-            byteBuddy = new AdviceWeaver(agentLoader);
+            try {
+                byteBuddy = WeaverLoader.load(agentLoader);
+            } catch (IOException e) {
+                byteBuddyFailed = e;
+                throw e;
+            }
             Log.debug("Byte Buddy ready in " + Installer.ms(System.nanoTime() - t0) + " ms");
         }
         return byteBuddy;
@@ -66,8 +77,9 @@ final class Weaver {
 
     /**
      * Everything besides the JDK's class file that decides the woven bytes: the hook points, the bytes of their
-     * advice and of the bridge (as read from the agent jar, before renaming) and of Byte Buddy's main class (its
-     * version). Null when one cannot be read: no caching then.
+     * advice and of the bridge (as read from the agent jar, before renaming), and Byte Buddy's: the nested jar's size
+     * and CRC (Byte Buddy's version and the weaver's code), or without one its main class. Null when one cannot be
+     * read: no caching then.
      */
     private byte[] inputs(List<HookPoint> points) {
         try {
@@ -78,7 +90,7 @@ final class Weaver {
                 out.write(classFile(h.adviceName().replace('.', '/'), true));
             }
             out.write(classFile(BridgeInjector.SOURCE, true));
-            byte[] bb = null;
+            byte[] bb = WeaverLoader.nestedIdentity();
             for (String name : BYTE_BUDDY) {
                 bb = bb != null ? bb : classFile(name, false);
             }

@@ -7,11 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.remora.it.Jvm.Jdk;
 import dev.remora.it.app.CalcClient;
 import dev.remora.it.app.CalcServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
+import java.util.stream.Stream;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -95,6 +101,68 @@ class AgentIT {
         assertEquals(calls, plain.client.stat("calls_remora") + plain.client.stat("calls_jrmp"));
         assertEquals(0, r.client.stat("advice_errors"));
         assertEquals(0, r.server.stat("advice_errors"));
+    }
+
+    /**
+     * Byte Buddy is nested in the agent jar (one entry, not 3,087 that every JVM's start would read): a JVM whose
+     * woven-class cache is empty weaves with it, extracted for the purpose, and a later JVM reads the cache and
+     * extracts nothing.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void anEmptyWovenClassCacheWeavesWithTheNestedByteBuddy(Jdk jdk) throws Exception {
+        Path cache = Files.createTempDirectory("remora-it-cache");
+        try {
+            String dir = "-Dremora.cache.dir=" + cache;
+            Run miss = run(jdk, agent(dir, "-Dremora.log=debug"), agent(dir, "-Dremora.log=debug"));
+            assertEquals(vanilla(jdk), miss.clientOut);
+            String err = miss.server.stderr(); // the server starts first: it weaves, and its client reads the cache
+            assertTrue(err.contains("Byte Buddy's classes extracted to"), err);
+            assertTrue(err.contains("instrumented sun.rmi.server.UnicastRef"), err);
+            assertFalse(err.contains("instrumenting sun.rmi.server.UnicastRef from the cache"), err);
+            for (Jvm j : List.of(miss.server, miss.client)) {
+                assertEquals(0, j.stat("fallbacks"), j::describe);
+                assertEquals(0, j.stat("advice_errors"), j::describe);
+            }
+            assertEquals(expectedCalls(miss.clientOut), miss.client.stat("calls_remora"), miss.client::describe);
+            Run hit = run(jdk, agent(dir, "-Dremora.log=debug"), agent(dir, "-Dremora.log=debug"));
+            assertEquals(vanilla(jdk), hit.clientOut);
+            for (Jvm j : List.of(hit.server, hit.client)) {
+                String e = j.stderr();
+                assertTrue(e.contains("instrumenting sun.rmi.server.UnicastRef from the cache"), e);
+                assertFalse(e.contains("Byte Buddy"), e);
+            }
+            assertEquals(expectedCalls(hit.clientOut), hit.client.stat("calls_remora"), hit.client::describe);
+        } finally {
+            deleteTree(cache);
+        }
+    }
+
+    /** Byte Buddy cannot be copied out to weave: the JVM runs plain RMI and says what to change. */
+    @Test
+    void anUnwritableTemporaryDirectoryLeavesRmiPlain() throws Exception {
+        Path cache = Files.createTempDirectory("remora-it-cache");
+        try {
+            List<String> opts = agent("-Dremora.cache.dir=" + cache, "-Djava.io.tmpdir=/nonexistent/remora-it");
+            Run r = run(Jdk.JDK17, opts, opts);
+            assertEquals(vanilla(Jdk.JDK17), r.clientOut);
+            String err = r.server.stderr();
+            assertTrue(err.contains("give the JVM a writable -Djava.io.tmpdir"), err);
+            assertTrue(r.server.stat("fallbacks") > 0, r.server::describe);
+            assertEquals(0, r.client.stat("calls_remora"), r.client::describe);
+        } finally {
+            deleteTree(cache);
+        }
+    }
+
+    @Test
+    void theAgentJarKeepsByteBuddyNested() throws IOException {
+        try (ZipFile jar = new ZipFile(Jvm.agentJar().toFile())) {
+            assertTrue(jar.getEntry("META-INF/remora/byte-buddy.jar") != null, "nested Byte Buddy");
+            assertEquals(0, jar.stream().filter(e -> e.getName().contains("/bytebuddy/")
+                    || e.getName().startsWith("dev/remora/agent/AdviceWeaver")).count(), "Byte Buddy outside it");
+            assertTrue(jar.size() < 600, () -> jar.size() + " entries");
+        }
     }
 
     @ParameterizedTest
@@ -190,6 +258,12 @@ class AgentIT {
             server.stop();
             assertTrue(server.stat("server_jrmp_dispatches") >= 2 * ROUNDS,
                     () -> "hooks installed by attach saw the calls\n" + server.describe());
+        }
+    }
+
+    private static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

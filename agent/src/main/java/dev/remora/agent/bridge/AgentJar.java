@@ -40,6 +40,21 @@ public final class AgentJar {
         }
     }
 
+    /** The jar's entry {@code name}, or null when missing or when the agent's classes do not come from a jar. */
+    public static ZipEntry entryOrNull(String name) {
+        JarFile j = jar();
+        return j == null ? null : j.getEntry(name);
+    }
+
+    /** The contents of {@code entry}, one of {@link #entryOrNull}'s. */
+    public static InputStream open(ZipEntry entry) throws IOException {
+        JarFile j = jar();
+        if (j == null) {
+            throw new IOException("the agent's classes do not come from a jar");
+        }
+        return j.getInputStream(entry);
+    }
+
     /** Whether reads go to the jar directly (false: through the class loader). */
     static boolean direct() {
         return jar() != null;
