@@ -44,9 +44,10 @@ public final class Stats {
     public final LongAdder linksUpgraded = new LongAdder();
     /**
      * Receivers' spins that a yield lost the CPU for 500 us or more (another thread, e.g. the JIT compiler, running on
-     * that CPU for whole slices), after which the next waits do not spin: counted by the transports, read at report.
+     * that CPU for whole slices), after which the next waits do not spin: counted by the transports, read at report;
+     * null (none) until a router is made. Not a lambda: spinning one at premain cost 1-2 ms there.
      */
-    public volatile java.util.function.LongSupplier spinsLost = () -> 0;
+    public volatile java.util.function.LongSupplier spinsLost;
 
     /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
     public final LongAdder onewayCalls = new LongAdder();
@@ -129,7 +130,8 @@ public final class Stats {
         m.put("links_fabric", linksFabric.sum());
         m.put("links_socket", linksSocket.sum());
         m.put("links_upgraded", linksUpgraded.sum());
-        m.put("spins_lost", spinsLost.getAsLong());
+        java.util.function.LongSupplier lost = spinsLost;
+        m.put("spins_lost", lost == null ? 0 : lost.getAsLong());
         m.put("oneway_calls", onewayCalls.sum());
         m.put("future_calls", futureCalls.sum());
         m.put("oneway_batches", onewayBatches.sum());
