@@ -70,7 +70,8 @@ public final class AdviceWeaver implements AdviceWeaving {
                 if (bytes == null) {
                     bytes = byteBuddyClass(path); // shaded: in the nested jar, with this class
                 }
-                return bytes == null ? new Resolution.Illegal(name) : new Resolution.Explicit(BridgeInjector.remap(bytes));
+                return bytes == null ? new Resolution.Illegal(name)
+                        : new Resolution.Explicit(BridgeInjector.remap(bytes));
             }
 
             @Override

@@ -69,24 +69,19 @@ final class HookTransformer implements ClassFileTransformer {
 
     /**
      * Passes the hooked classes that are already loaded through {@link #transform} again. At premain this looks at
-     * every class the JVM has loaded (about 900 in a hello world), so only the names of classes in the hooked
-     * packages' modules are asked for, and compared as the JVM gives them, dotted: converting each loaded class's
+     * every class the JVM has loaded (about 900 in a hello world), so only the names of classes in the hook points'
+     * modules are asked for, and compared as the JVM gives them, dotted: converting each loaded class's
      * name took 3-5 ms of a hello world's premain here, asking for them all about 2.
      */
     void retransformLoaded(Instrumentation inst) {
         Set<String> dotted = new HashSet<>();
-        Set<String> packages = new HashSet<>();
-        for (String internal : byName.keySet()) {
-            String name = internal.replace('/', '.');
-            dotted.add(name);
-            packages.add(name.substring(0, Math.max(0, name.lastIndexOf('.'))));
-        }
         Set<Module> modules = new HashSet<>();
-        for (Module m : ModuleLayer.boot().modules()) {
-            for (String p : packages) {
-                if (m.getDescriptor().packages().contains(p)) {
-                    modules.add(m);
-                }
+        for (List<HookPoint> l : byName.values()) {
+            HookPoint h = l.get(0);
+            dotted.add(h.typeName());
+            java.util.Optional<Module> m = ModuleLayer.boot().findModule(h.module());
+            if (m.isPresent()) { // a JDK without java.rmi has none of those classes loaded
+                modules.add(m.get());
             }
         }
         List<Class<?>> loaded = new ArrayList<>();

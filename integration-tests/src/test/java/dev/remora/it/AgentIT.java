@@ -8,17 +8,15 @@ import dev.remora.it.Jvm.Jdk;
 import dev.remora.it.app.CalcClient;
 import dev.remora.it.app.CalcServer;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
-import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -30,6 +28,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 class AgentIT {
     private static final int ROUNDS = 200;
     private static final Map<Jdk, List<String>> VANILLA = new ConcurrentHashMap<>();
+
+    /** A woven-class cache of each test's own (remora.cache.dir), empty at its start. */
+    @TempDir
+    Path cache;
 
     /** What the client prints against a server, each side with its own JVM options. */
     static final class Run {
@@ -111,48 +113,38 @@ class AgentIT {
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void anEmptyWovenClassCacheWeavesWithTheNestedByteBuddy(Jdk jdk) throws Exception {
-        Path cache = Files.createTempDirectory("remora-it-cache");
-        try {
-            String dir = "-Dremora.cache.dir=" + cache;
-            Run miss = run(jdk, agent(dir, "-Dremora.log=debug"), agent(dir, "-Dremora.log=debug"));
-            assertEquals(vanilla(jdk), miss.clientOut);
-            String err = miss.server.stderr(); // the server starts first: it weaves, and its client reads the cache
-            assertTrue(err.contains("Byte Buddy's classes extracted to"), err);
-            assertTrue(err.contains("instrumented sun.rmi.server.UnicastRef"), err);
-            assertFalse(err.contains("instrumenting sun.rmi.server.UnicastRef from the cache"), err);
-            for (Jvm j : List.of(miss.server, miss.client)) {
-                assertEquals(0, j.stat("fallbacks"), j::describe);
-                assertEquals(0, j.stat("advice_errors"), j::describe);
-            }
-            assertEquals(expectedCalls(miss.clientOut), miss.client.stat("calls_remora"), miss.client::describe);
-            Run hit = run(jdk, agent(dir, "-Dremora.log=debug"), agent(dir, "-Dremora.log=debug"));
-            assertEquals(vanilla(jdk), hit.clientOut);
-            for (Jvm j : List.of(hit.server, hit.client)) {
-                String e = j.stderr();
-                assertTrue(e.contains("instrumenting sun.rmi.server.UnicastRef from the cache"), e);
-                assertFalse(e.contains("Byte Buddy"), e);
-            }
-            assertEquals(expectedCalls(hit.clientOut), hit.client.stat("calls_remora"), hit.client::describe);
-        } finally {
-            deleteTree(cache);
+        String dir = "-Dremora.cache.dir=" + cache;
+        Run miss = run(jdk, agent(dir, "-Dremora.log=debug"), agent(dir, "-Dremora.log=debug"));
+        assertEquals(vanilla(jdk), miss.clientOut);
+        String err = miss.server.stderr(); // the server starts first: it weaves, and its client reads the cache
+        assertTrue(err.contains("Byte Buddy's classes extracted to"), err);
+        assertTrue(err.contains("instrumented sun.rmi.server.UnicastRef"), err);
+        assertFalse(err.contains("instrumenting sun.rmi.server.UnicastRef from the cache"), err);
+        for (Jvm j : List.of(miss.server, miss.client)) {
+            assertEquals(0, j.stat("fallbacks"), j::describe);
+            assertEquals(0, j.stat("advice_errors"), j::describe);
         }
+        assertEquals(expectedCalls(miss.clientOut), miss.client.stat("calls_remora"), miss.client::describe);
+        Run hit = run(jdk, agent(dir, "-Dremora.log=debug"), agent(dir, "-Dremora.log=debug"));
+        assertEquals(vanilla(jdk), hit.clientOut);
+        for (Jvm j : List.of(hit.server, hit.client)) {
+            String e = j.stderr();
+            assertTrue(e.contains("instrumenting sun.rmi.server.UnicastRef from the cache"), e);
+            assertFalse(e.contains("Byte Buddy"), e);
+        }
+        assertEquals(expectedCalls(hit.clientOut), hit.client.stat("calls_remora"), hit.client::describe);
     }
 
     /** Byte Buddy cannot be copied out to weave: the JVM runs plain RMI and says what to change. */
     @Test
     void anUnwritableTemporaryDirectoryLeavesRmiPlain() throws Exception {
-        Path cache = Files.createTempDirectory("remora-it-cache");
-        try {
-            List<String> opts = agent("-Dremora.cache.dir=" + cache, "-Djava.io.tmpdir=/nonexistent/remora-it");
-            Run r = run(Jdk.JDK17, opts, opts);
-            assertEquals(vanilla(Jdk.JDK17), r.clientOut);
-            String err = r.server.stderr();
-            assertTrue(err.contains("give the JVM a writable -Djava.io.tmpdir"), err);
-            assertTrue(r.server.stat("fallbacks") > 0, r.server::describe);
-            assertEquals(0, r.client.stat("calls_remora"), r.client::describe);
-        } finally {
-            deleteTree(cache);
-        }
+        List<String> opts = agent("-Dremora.cache.dir=" + cache, "-Djava.io.tmpdir=/nonexistent/remora-it");
+        Run r = run(Jdk.JDK17, opts, opts);
+        assertEquals(vanilla(Jdk.JDK17), r.clientOut);
+        String err = r.server.stderr();
+        assertTrue(err.contains("give the JVM a writable -Djava.io.tmpdir"), err);
+        assertTrue(r.server.stat("fallbacks") > 0, r.server::describe);
+        assertEquals(0, r.client.stat("calls_remora"), r.client::describe);
     }
 
     @Test
@@ -258,12 +250,6 @@ class AgentIT {
             server.stop();
             assertTrue(server.stat("server_jrmp_dispatches") >= 2 * ROUNDS,
                     () -> "hooks installed by attach saw the calls\n" + server.describe());
-        }
-    }
-
-    private static void deleteTree(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

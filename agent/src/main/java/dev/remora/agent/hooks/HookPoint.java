@@ -174,7 +174,7 @@ public final class HookPoint {
         return methodText;
     }
 
-    String module() {
+    public String module() {
         return module;
     }
 }

@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
  * {@code UpgradeClient <registryPort> <seconds> [threads [pauseMicros [callback [n]]]]}: calls {@code add} on the
  * "calc" object from three threads (or that many) for that long, each thread pausing that long between its calls
  * (default none), each result checked, then prints {@code CALLS n}: the calls before, during and after the connection
- * moves to fabric (remora.fabric.upgrade). With {@code callback}, each call is {@code callback(cb, n)} instead (n = 1 unless
- * given), which the server serves by calling this JVM's {@code cb} back n times. Exits 1 at the first wrong result or
- * exception.
+ * moves to fabric (remora.fabric.upgrade). With {@code callback}, each call is {@code callback(cb, n)} instead
+ * (n = 1 unless given), which the server serves by calling this JVM's {@code cb} back n times. Exits 1 at the first
+ * wrong result or exception.
  */
 public final class UpgradeClient {
     /** Answers {@code i + 7}. */
