@@ -117,10 +117,15 @@ final class Activation {
             Hooks.bind(stats, router);
             MethodHandle[] handles = Hooks.handles(oosFast);
             // a method handle, not getMethod: reflection would resolve every public method's signature and load the
-            // Object streams in the middle of this class load
-            MethodHandles.publicLookup().findStatic(bridge, "install",
-                    MethodType.methodType(void.class, MethodHandle[].class, boolean.class))
-                    .invoke(handles, "advice".equals(config.get(Property.DEBUG_FAULTS)));
+            // Object streams in the middle of this class load; invoked exactly, as invoke() spun an adapter
+            MethodHandle install = MethodHandles.publicLookup().findStatic(bridge, "install",
+                    MethodType.methodType(void.class, MethodHandle[].class));
+            install.invokeExact(handles);
+            if ("advice".equals(config.get(Property.DEBUG_FAULTS))) {
+                MethodHandle faults = MethodHandles.publicLookup().findStatic(bridge, "injectFaults",
+                        MethodType.methodType(void.class));
+                faults.invokeExact();
+            }
             long t4 = System.nanoTime();
             Weaver w = new Weaver(Activation.class.getClassLoader(), WovenCache.open(config.get(Property.CACHE_DIR)));
             long t5 = System.nanoTime();

@@ -3,7 +3,6 @@ package dev.remora.agent;
 import dev.remora.rmi.CallRouter;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -73,24 +72,19 @@ final class ExitRelease implements Runnable {
                     .getDeclaredField("server");
             server.setAccessible(true);
             Installer.exportFromJavaBase(inst, "jdk.internal.access");
-            Object jla = Class.forName("jdk.internal.access.SharedSecrets").getMethod("getJavaLangAccess").invoke(null);
-            Method register = Class.forName("jdk.internal.access.JavaLangAccess").getMethod("registerShutdownHook",
-                    int.class, boolean.class, Runnable.class);
             ExitRelease hook = new ExitRelease(transports, server, router);
             // java.base uses slots 0 (console), 1 (the application's hooks) and 2 (DeleteOnExit); the last one free
             for (int slot = 9; slot > 2; slot--) {
                 try {
-                    register.invoke(jla, slot, false, hook);
+                    JavaBaseDirect.registerShutdownHook(slot, hook);
                     installed = true;
                     return slot;
-                } catch (InvocationTargetException e) {
-                    if (!(e.getCause() instanceof InternalError)) { // taken: the next; shutdown started: none
-                        throw e;
-                    }
+                } catch (InternalError e) {
+                    // taken: the next (shutdown started: IllegalStateException, none)
                 }
             }
             Log.debug("exit: no free shutdown slot in java.base; the JVM exits as the JDK makes it");
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             Log.debug("exit: not installed (" + e + "); the JVM exits as the JDK makes it");
         }
         return -1;

@@ -7,7 +7,11 @@ import dev.remora.rmi.CallRouter;
 import dev.remora.agent.hooks.HookCheck;
 import dev.remora.agent.hooks.HookPoint;
 import dev.remora.agent.stats.Stats;
+import java.io.IOException;
 import java.lang.instrument.Instrumentation;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -326,7 +330,7 @@ public final class Installer {
                 || "jrmp".equals(config.get(Property.TRANSPORT)) || "socket".equals(config.get(Property.TRANSPORT))) {
             return;
         }
-        String[] args = ProcessHandle.current().info().arguments().orElse(new String[0]);
+        String[] args = commandLine();
         String env = System.getenv("JDK_JAVA_OPTIONS");
         for (String a : args) {
             if (a.startsWith("--enable-native-access") || a.startsWith("--illegal-native-access")) {
@@ -342,15 +346,40 @@ public final class Installer {
             inst.redefineModule(Object.class.getModule(), Collections.emptySet(), Collections.emptyMap(),
                     Map.of("java.lang", Set.of(Installer.class.getModule())), Collections.emptySet(),
                     Collections.emptyMap());
-            java.lang.reflect.Method m = Module.class.getDeclaredMethod("implAddEnableNativeAccessToAllUnnamed");
-            m.setAccessible(true);
-            m.invoke(null);
+            // a method handle invoked exactly: Method.invoke spun classes for its adapter (JDK 18+ reflection)
+            MethodHandle enable = MethodHandles.privateLookupIn(Module.class, MethodHandles.lookup())
+                    .findStatic(Module.class, "implAddEnableNativeAccessToAllUnnamed", MethodType.methodType(void.class));
+            enable.invokeExact();
             Log.debug("native access enabled for the class path (ALL-UNNAMED) so the fabric transport loads silently");
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        } catch (Throwable e) {
             Log.debug("could not enable native access (" + e + "); JDK 22+ may print a restricted-method warning"
                     + " when the fabric transport loads; add --enable-native-access=ALL-UNNAMED or set"
                     + " remora.native=false");
         }
+    }
+
+    /**
+     * This process's command line: {@code /proc/self/cmdline} on Linux (the process handle's {@code info()} reads the
+     * same file, but its first use spun four lambda classes), else the process handle's; empty when neither tells.
+     */
+    static String[] commandLine() {
+        try {
+            byte[] b = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/cmdline"));
+            List<String> args = new ArrayList<>();
+            int from = 0;
+            for (int i = 0; i < b.length; i++) {
+                if (b[i] == 0) {
+                    args.add(new String(b, from, i - from, java.nio.charset.StandardCharsets.UTF_8));
+                    from = i + 1;
+                }
+            }
+            if (!args.isEmpty()) {
+                return args.subList(1, args.size()).toArray(new String[0]); // as info().arguments(): no executable
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux: the process handle
+        }
+        return ProcessHandle.current().info().arguments().orElse(new String[0]);
     }
 
     /**

@@ -55,8 +55,11 @@ public final class RemoraBridge {
     private RemoraBridge() {
     }
 
-    /** Binds the hooks; handles in the order of the fields above. Called once by the agent, through a method handle. */
-    public static void install(MethodHandle[] handles, boolean injectFaults) {
+    /**
+     * Binds the hooks; handles in the order of the fields above. Called once by the agent, through a method handle
+     * of type (Object)void, whose invoker the JDK has ready made (a boolean parameter more spun two classes).
+     */
+    public static void install(MethodHandle[] handles) {
         clientInvoke = handles[0];
         exported = handles[1];
         dispatch = handles[2];
@@ -68,7 +71,11 @@ public final class RemoraBridge {
         fastWriter = handles.length > 8 ? handles[8] : null;
         fastReader = handles.length > 9 ? handles[9] : null;
         fastDescriptor = handles.length > 10 ? handles[10] : null;
-        faulty = injectFaults;
+    }
+
+    /** remora.debug.faults=advice (tests): from now on every hook throws into its advice. */
+    public static void injectFaults() {
+        faulty = true;
     }
 
     /** Unbinds every hook: instrumented code behaves as the JDK's own again. */

@@ -3,6 +3,7 @@ package dev.remora.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.remora.it.Jvm.Jdk;
 import dev.remora.it.app.CalcClient;
@@ -217,6 +218,23 @@ class AgentIT {
             String err = j.stderr();
             assertTrue(err.contains("not instrumenting the JDK tool com.sun.tools.javac.Main"), err);
             assertFalse(err.contains("instrumented java.io"), err);
+        }
+    }
+
+    /**
+     * JDK 22+ prints a restricted-method warning when code on the class path loads a native library without native
+     * access; the agent enables it for the class path when its router is made, having read the command line
+     * ({@code /proc/self/cmdline}) for a policy of the user's own. A JVM pair that loads libfabric at its first RMI use
+     * prints nothing but Remora's stats.
+     */
+    @Test
+    void loadingLibfabricOnJdk25PrintsNoWarning() throws Exception {
+        Run r = run(Jdk.JDK25, agent("-Dremora.fabric.upgrade=false"), agent("-Dremora.fabric.upgrade=false"));
+        assertEquals(vanilla(Jdk.JDK25), r.clientOut);
+        assumeTrue(r.client.stat("links_fabric") > 0, () -> "libfabric not usable here\n" + r.client.describe());
+        for (Jvm j : List.of(r.server, r.client)) {
+            assertFalse(j.stderr().contains("WARNING"), j::describe);
+            assertEquals(0, j.stat("fallbacks"), j::describe);
         }
     }
 

@@ -27,7 +27,8 @@ import org.objectweb.asm.Opcodes;
  * <p>Every member exists with the same signature in JDK 17 and 25.
  */
 public final class RmiInternals {
-    // The package-private members, as method handles looked up once; the public ones are called directly (RmiDirect)
+    // The package-private members, as method handles looked up once, with their own types (RmiDirect invokes them
+    // exactly); the public ones are called directly (RmiDirect)
     private static final MethodHandle LIVE_REF_EP;       // LiveRef.getEndpoint()
     private static final MethodHandle TARGET_IMPL;       // Target.getImpl()
     private static final MethodHandle TARGET_CCL;        // Target.getContextClassLoader()
@@ -54,30 +55,23 @@ public final class RmiInternals {
             MethodHandles.Lookup server = MethodHandles.privateLookupIn(unicastRef, me);
             MethodHandles.Lookup transport = MethodHandles.privateLookupIn(target, me);
             MethodHandles.privateLookupIn(tcpEndpoint, me); // RmiDirect's third package: fails here when not open
-            MethodType obj = MethodType.methodType(Object.class, Object.class);
-            h[0] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint)).asType(obj);
-            h[1] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class))
-                    .asType(MethodType.methodType(Remote.class, Object.class));
-            h[2] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class))
-                    .asType(MethodType.methodType(ClassLoader.class, Object.class));
-            h[3] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class))
-                    .asType(MethodType.methodType(void.class, Object.class));
-            h[4] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class))
-                    .asType(MethodType.methodType(void.class, Object.class));
-            h[5] = transport.findGetter(target, "removed", boolean.class)
-                    .asType(MethodType.methodType(boolean.class, Object.class));
-            h[6] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class))
-                    .asType(MethodType.methodType(void.class, ObjectInputStream.class));
+            h[0] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class));
+            h[1] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class));
+            h[2] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class));
+            h[3] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class));
+            h[4] = transport.findGetter(target, "removed", boolean.class);
+            h[5] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class));
+            h[6] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint));
         } catch (Throwable t) {
             failure = t;
         }
-        LIVE_REF_EP = h[0];
-        TARGET_IMPL = h[1];
-        TARGET_CCL = h[2];
-        TARGET_INC = h[3];
-        TARGET_DEC = h[4];
-        TARGET_REMOVED = h[5];
-        SKIP_DEFAULT = h[6];
+        TARGET_IMPL = h[0];
+        TARGET_CCL = h[1];
+        TARGET_INC = h[2];
+        TARGET_DEC = h[3];
+        TARGET_REMOVED = h[4];
+        SKIP_DEFAULT = h[5];
+        LIVE_REF_EP = h[6];
         FAILURE = failure;
     }
 
@@ -104,7 +98,7 @@ public final class RmiInternals {
 
     /** The LiveRef's endpoint: a TCPEndpoint, whose equals/hashCode cover host, port and both socket factories. */
     public static Object endpoint(Object liveRef) throws Throwable {
-        return LIVE_REF_EP.invokeExact(liveRef);
+        return RmiDirect.liveRefEndpoint(LIVE_REF_EP, liveRef);
     }
 
     public static boolean isTcpEndpoint(Object ep) {
@@ -130,7 +124,7 @@ public final class RmiInternals {
     }
 
     public static Remote targetImpl(Object target) throws Throwable {
-        return (Remote) TARGET_IMPL.invokeExact(target);
+        return RmiDirect.targetImpl(TARGET_IMPL, target);
     }
 
     public static Remote targetStub(Object target) throws Throwable {
@@ -138,13 +132,13 @@ public final class RmiInternals {
     }
 
     public static ClassLoader targetLoader(Object target) throws Throwable {
-        return (ClassLoader) TARGET_CCL.invokeExact(target);
+        return RmiDirect.targetLoader(TARGET_CCL, target);
     }
 
     /** As Transport.serviceCall: throws NoSuchObjectException when the object is being unexported. */
     public static void enterCall(Object target) throws NoSuchObjectException {
         try {
-            TARGET_INC.invokeExact(target);
+            RmiDirect.targetCall(TARGET_INC, target);
         } catch (NoSuchObjectException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -154,7 +148,7 @@ public final class RmiInternals {
 
     public static void exitCall(Object target) {
         try {
-            TARGET_DEC.invokeExact(target);
+            RmiDirect.targetCall(TARGET_DEC, target);
         } catch (RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
@@ -163,7 +157,7 @@ public final class RmiInternals {
     }
 
     public static boolean targetRemoved(Object target) throws Throwable {
-        return (boolean) TARGET_REMOVED.invokeExact(target);
+        return RmiDirect.targetRemoved(TARGET_REMOVED, target);
     }
 
     /**
@@ -173,7 +167,7 @@ public final class RmiInternals {
     public static ObjectInputStream marshalInput(InputStream in, boolean server) throws Throwable {
         ObjectInputStream s = RmiDirect.marshalInput(in);
         if (server) {
-            SKIP_DEFAULT.invokeExact(s);
+            RmiDirect.skipDefaultResolveClass(SKIP_DEFAULT, s);
         }
         return s;
     }
@@ -197,11 +191,9 @@ public final class RmiInternals {
                 SERVER_REF = Class.forName("sun.rmi.server.UnicastServerRef", false, rmi);
                 MethodHandles.Lookup me = MethodHandles.lookup();
                 DISPATCHER = MethodHandles.privateLookupIn(target, me)
-                        .findVirtual(target, "getDispatcher", MethodType.methodType(dispatcher))
-                        .asType(MethodType.methodType(Object.class, Object.class));
+                        .findVirtual(target, "getDispatcher", MethodType.methodType(dispatcher));
                 FILTER = MethodHandles.privateLookupIn(SERVER_REF, me)
-                        .findGetter(SERVER_REF, "filter", ObjectInputFilter.class)
-                        .asType(MethodType.methodType(ObjectInputFilter.class, Object.class));
+                        .findGetter(SERVER_REF, "filter", ObjectInputFilter.class);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException("UnicastServerRef.filter not reachable: " + e, e);
             }
@@ -213,8 +205,8 @@ public final class RmiInternals {
      * {@code UnicastServerRef.unmarshalCustomCallData} sets on the argument stream; null for none.
      */
     public static ObjectInputFilter targetFilter(Object target) throws Throwable {
-        Object disp = Filters.DISPATCHER.invokeExact(target);
-        return Filters.SERVER_REF.isInstance(disp) ? (ObjectInputFilter) Filters.FILTER.invokeExact(disp) : null;
+        Object disp = RmiDirect.targetDispatcher(Filters.DISPATCHER, target);
+        return Filters.SERVER_REF.isInstance(disp) ? RmiDirect.serverRefFilter(Filters.FILTER, disp) : null;
     }
 
     /**
@@ -254,8 +246,7 @@ public final class RmiInternals {
                         java.net.Socket.class, String.class)).asType(MethodType.methodType(Object.class,
                         Object.class, java.net.Socket.class, String.class));
                 EP_TRANSPORT = MethodHandles.privateLookupIn(tcpEndpoint, MethodHandles.lookup())
-                        .findGetter(tcpEndpoint, "transport", transport)
-                        .asType(MethodType.methodType(Object.class, Object.class));
+                        .findGetter(tcpEndpoint, "transport", transport);
             } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException("TCPTransport.ConnectionHandler not reachable: " + e, e);
             }
@@ -268,7 +259,7 @@ public final class RmiInternals {
      * co-located call so {@code RemoteServer.getClientHost()} answers as under JRMP.
      */
     public static Object localConnectionHandler(Object localEndpoint, String clientHost) throws Throwable {
-        Object transport = LocalHandlers.EP_TRANSPORT.invokeExact(localEndpoint);
+        Object transport = RmiDirect.endpointTransport(LocalHandlers.EP_TRANSPORT, localEndpoint);
         if (transport == null) {
             throw new IllegalStateException("the endpoint has no transport: not an endpoint of this JVM");
         }

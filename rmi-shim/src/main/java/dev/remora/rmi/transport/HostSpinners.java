@@ -37,21 +37,25 @@ public final class HostSpinners {
     /** A count above this is not a real count (a torn or foreign file): ignored. */
     private static final int MAX_COUNT = 4096;
     private static final long LIVENESS_NANOS = 1_000_000_000L;
-    private static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
+    /** Whether java.base exports jdk.internal.misc to Remora: then the ints are reached by {@link MappedInts}. */
+    static final boolean UNSAFE = Object.class.getModule().isExported("jdk.internal.misc",
+            HostSpinners.class.getModule());
 
     /** Counts nothing: no shared file. */
-    private static final HostSpinners NONE = new HostSpinners(null, -1);
+    private static final HostSpinners NONE = new HostSpinners(null, null, -1);
     /** This JVM's, in /dev/shm, once opened ({@link #jvm}); counts nothing when the file cannot be used. */
     private static volatile HostSpinners jvm;
     private static final AtomicBoolean OPENING = new AtomicBoolean();
 
     private final MappedByteBuffer map; // null: no shared file
+    private final MappedInts ints; // with UNSAFE, else null (the var handle is used)
     private final int slot; // byte offset of this JVM's slot
     private final int[] gone = new int[SLOTS]; // per slot, the pid found gone there (this reader's view), or 0
     private long nextLivenessCheck = System.nanoTime();
 
-    private HostSpinners(MappedByteBuffer map, int slot) {
+    private HostSpinners(MappedByteBuffer map, MappedInts ints, int slot) {
         this.map = map;
+        this.ints = ints;
         this.slot = slot;
     }
 
@@ -109,13 +113,14 @@ public final class HostSpinners {
                     LinkOption.NOFOLLOW_LINKS)) {
                 m = ch.map(FileChannel.MapMode.READ_WRITE, 0, BYTES); // grows the file to BYTES (zeros) if shorter
             }
+            HostSpinners h = new HostSpinners(m, UNSAFE ? new MappedInts(m) : null, 0);
             int self = (int) pid;
             for (int i = 0; i < SLOTS; i++) {
                 int off = i * 8;
-                int p = (int) INT.getVolatile(m, off);
-                if ((p == 0 || p == self || !alive(p)) && INT.compareAndSet(m, off, p, self)) {
-                    INT.setVolatile(m, off + 4, 0);
-                    return new HostSpinners(m, off);
+                int p = h.get(off);
+                if ((p == 0 || p == self || !alive(p)) && h.compareAndSet(off, p, self)) {
+                    h.set(off + 4, 0);
+                    return new HostSpinners(m, h.ints, off);
                 }
             }
             return NONE; // every slot taken by a live JVM
@@ -132,7 +137,11 @@ public final class HostSpinners {
     /** This JVM's spinning waiters change by {@code delta}. */
     void add(int delta) {
         if (map != null) {
-            INT.getAndAdd(map, slot + 4, delta);
+            if (ints != null) {
+                ints.getAndAdd(slot + 4, delta);
+            } else {
+                ByHandle.INT.getAndAdd(map, slot + 4, delta);
+            }
         }
     }
 
@@ -152,11 +161,11 @@ public final class HostSpinners {
             if (off == slot) {
                 continue;
             }
-            int p = (int) INT.getVolatile(map, off);
+            int p = get(off);
             if (p == 0) {
                 continue;
             }
-            int c = (int) INT.getVolatile(map, off + 4);
+            int c = get(off + 4);
             if (c <= 0 || c > MAX_COUNT) {
                 continue;
             }
@@ -168,6 +177,27 @@ public final class HostSpinners {
             }
         }
         return sum;
+    }
+
+    private int get(int off) {
+        return ints != null ? ints.getVolatile(off) : (int) ByHandle.INT.getVolatile(map, off);
+    }
+
+    private void set(int off, int v) {
+        if (ints != null) {
+            ints.setVolatile(off, v);
+        } else {
+            ByHandle.INT.setVolatile(map, off, v);
+        }
+    }
+
+    private boolean compareAndSet(int off, int expected, int v) {
+        return ints != null ? ints.compareAndSet(off, expected, v) : ByHandle.INT.compareAndSet(map, off, expected, v);
+    }
+
+    /** The ints without {@link #UNSAFE}: a var handle, made only then (its first use spins classes, see MappedInts). */
+    private static final class ByHandle {
+        static final VarHandle INT = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.nativeOrder());
     }
 
     private static boolean alive(int pid) {

@@ -69,6 +69,30 @@ class HostSpinnersTest {
     }
 
     @Test
+    void countsLandInTheFileAsNativeOrderPidAndCountPairs() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        // this module's tests run with jdk.internal.misc exported, as the agent does: the ints go through MappedInts
+        assertTrue(HostSpinners.UNSAFE, "surefire's argLine exports jdk.internal.misc to the class path");
+        int pid = (int) ProcessHandle.current().pid();
+        HostSpinners a = HostSpinners.open(dir, pid);
+        assertTrue(a.shared());
+        a.add(3);
+        a.add(4);
+        java.nio.ByteBuffer file = java.nio.ByteBuffer.wrap(Files.readAllBytes(dir.resolve(
+                Files.list(dir).findFirst().orElseThrow().getFileName()))).order(java.nio.ByteOrder.nativeOrder());
+        int found = 0;
+        for (int off = 0; off < HostSpinners.SLOTS * 8; off += 8) {
+            if (file.getInt(off) == pid) {
+                found++;
+                assertEquals(7, file.getInt(off + 4), "count next to the pid");
+            } else {
+                assertEquals(0, file.getInt(off + 4), "no count in another slot");
+            }
+        }
+        assertEquals(1, found, "one slot claimed");
+    }
+
+    @Test
     void aDeadJvmsCountIsIgnoredAndItsSlotReused() throws Exception {
         assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
         HostSpinners a = HostSpinners.open(dir, ProcessHandle.current().pid());
