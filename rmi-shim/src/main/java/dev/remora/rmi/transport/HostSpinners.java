@@ -113,7 +113,7 @@ public final class HostSpinners {
                     LinkOption.NOFOLLOW_LINKS)) {
                 m = ch.map(FileChannel.MapMode.READ_WRITE, 0, BYTES); // grows the file to BYTES (zeros) if shorter
             }
-            HostSpinners h = new HostSpinners(m, UNSAFE ? new MappedInts(m) : null, 0);
+            HostSpinners h = new HostSpinners(m, UNSAFE ? new MappedInts(m) : null, 0); // the file, to claim a slot
             int self = (int) pid;
             for (int i = 0; i < SLOTS; i++) {
                 int off = i * 8;
@@ -137,11 +137,7 @@ public final class HostSpinners {
     /** This JVM's spinning waiters change by {@code delta}. */
     void add(int delta) {
         if (map != null) {
-            if (ints != null) {
-                ints.getAndAdd(slot + 4, delta);
-            } else {
-                ByHandle.INT.getAndAdd(map, slot + 4, delta);
-            }
+            getAndAdd(slot + 4, delta);
         }
     }
 
@@ -193,6 +189,14 @@ public final class HostSpinners {
 
     private boolean compareAndSet(int off, int expected, int v) {
         return ints != null ? ints.compareAndSet(off, expected, v) : ByHandle.INT.compareAndSet(map, off, expected, v);
+    }
+
+    private void getAndAdd(int off, int delta) {
+        if (ints != null) {
+            ints.getAndAdd(off, delta);
+        } else {
+            ByHandle.INT.getAndAdd(map, off, delta);
+        }
     }
 
     /** The ints without {@link #UNSAFE}: a var handle, made only then (its first use spins classes, see MappedInts). */
