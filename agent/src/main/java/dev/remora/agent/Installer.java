@@ -12,6 +12,9 @@ import java.lang.instrument.Instrumentation;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -351,7 +354,7 @@ public final class Installer {
                     .findStatic(Module.class, "implAddEnableNativeAccessToAllUnnamed", MethodType.methodType(void.class));
             enable.invokeExact();
             Log.debug("native access enabled for the class path (ALL-UNNAMED) so the fabric transport loads silently");
-        } catch (Throwable e) {
+        } catch (Throwable e) { // invokeExact declares Throwable; nothing here may fail the router's making
             Log.debug("could not enable native access (" + e + "); JDK 22+ may print a restricted-method warning"
                     + " when the fabric transport loads; add --enable-native-access=ALL-UNNAMED or set"
                     + " remora.native=false");
@@ -364,12 +367,12 @@ public final class Installer {
      */
     static String[] commandLine() {
         try {
-            byte[] b = java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/self/cmdline"));
+            byte[] b = Files.readAllBytes(Path.of("/proc/self/cmdline"));
             List<String> args = new ArrayList<>();
             int from = 0;
             for (int i = 0; i < b.length; i++) {
                 if (b[i] == 0) {
-                    args.add(new String(b, from, i - from, java.nio.charset.StandardCharsets.UTF_8));
+                    args.add(new String(b, from, i - from, StandardCharsets.UTF_8));
                     from = i + 1;
                 }
             }

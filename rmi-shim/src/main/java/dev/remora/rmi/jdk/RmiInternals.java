@@ -55,23 +55,23 @@ public final class RmiInternals {
             MethodHandles.Lookup server = MethodHandles.privateLookupIn(unicastRef, me);
             MethodHandles.Lookup transport = MethodHandles.privateLookupIn(target, me);
             MethodHandles.privateLookupIn(tcpEndpoint, me); // RmiDirect's third package: fails here when not open
-            h[0] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class));
-            h[1] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class));
-            h[2] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class));
-            h[3] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class));
-            h[4] = transport.findGetter(target, "removed", boolean.class);
-            h[5] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class));
-            h[6] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint));
+            h[0] = transport.findVirtual(liveRef, "getEndpoint", MethodType.methodType(endpoint));
+            h[1] = transport.findVirtual(target, "getImpl", MethodType.methodType(Remote.class));
+            h[2] = transport.findVirtual(target, "getContextClassLoader", MethodType.methodType(ClassLoader.class));
+            h[3] = transport.findVirtual(target, "incrementCallCount", MethodType.methodType(void.class));
+            h[4] = transport.findVirtual(target, "decrementCallCount", MethodType.methodType(void.class));
+            h[5] = transport.findGetter(target, "removed", boolean.class);
+            h[6] = server.findVirtual(marshalIn, "skipDefaultResolveClass", MethodType.methodType(void.class));
         } catch (Throwable t) {
             failure = t;
         }
-        TARGET_IMPL = h[0];
-        TARGET_CCL = h[1];
-        TARGET_INC = h[2];
-        TARGET_DEC = h[3];
-        TARGET_REMOVED = h[4];
-        SKIP_DEFAULT = h[5];
-        LIVE_REF_EP = h[6];
+        LIVE_REF_EP = h[0];
+        TARGET_IMPL = h[1];
+        TARGET_CCL = h[2];
+        TARGET_INC = h[3];
+        TARGET_DEC = h[4];
+        TARGET_REMOVED = h[5];
+        SKIP_DEFAULT = h[6];
         FAILURE = failure;
     }
 
