@@ -57,7 +57,8 @@ public final class RemoraBridge {
 
     /**
      * Binds the hooks; handles in the order of the fields above. Called once by the agent, through a method handle
-     * of type (Object)void, whose invoker the JDK has ready made (a boolean parameter more spun two classes).
+     * of type (MethodHandle[])void: one reference parameter, a shape whose invoker the JDK has ready made (a boolean
+     * parameter more spun two classes).
      */
     public static void install(MethodHandle[] handles) {
         clientInvoke = handles[0];

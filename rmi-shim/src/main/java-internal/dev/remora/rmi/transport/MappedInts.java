@@ -27,10 +27,6 @@ final class MappedInts {
         }
     }
 
-    MappedByteBuffer buffer() {
-        return map;
-    }
-
     int getVolatile(int off) {
         return U.getIntVolatile(null, base + off);
     }
