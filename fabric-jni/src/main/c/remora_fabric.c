@@ -248,6 +248,7 @@ struct rf_ep {
     rf_peer_entry *peers;
     size_t peers_cap;
     size_t peers_used;
+    uint64_t rx_yields;              /* sched_yield calls of receives (the receiving thread's; rf_msg.yields) */
 };
 
 typedef struct rf_waiter {
@@ -910,7 +911,15 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
         if (++w->polls <= (unsigned) ep->wait.busy_polls) {
             return RF_OK; /* a first few pure polls: a split-CPU round trip often completes within them */
         }
-        if (ep->wait.yield) {
+        if (w->start == 0) {
+            w->start = rf_now();
+            w->budget = rf_spin_budget(ep, w->adapt);
+        }
+        /* No spin budget (the caller said not to spin: the machine's CPUs are wanted, or a spin lost the CPU lately):
+         * straight to sleep, not even one yield. With every CPU busy a yield hands the CPU to another thread for the
+         * rest of its slice (3-4 ms here on Linux 6.18), and a wait that began with one took that long each time: an
+         * RMI call over shm took 2 ms with two CPU-bound processes running, against 15 us over sockets. */
+        if (w->budget > 0 && ep->wait.yield) {
             if (cq == ep->rxcq) {
                 /* A yield that lost the CPU for whole slices (a JIT compiler recompiling on this CPU, while JDK
                  * serialization keeps it busy) ends the spin: a sleeping receiver is woken by the message (fd, bell)
@@ -918,6 +927,7 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
                  * 1-4 ms here, at every wait (the compare's fabric+jdk pingpong: p99 5-7 ms). Not for sends. */
                 uint64_t before = rf_now();
                 sched_yield();
+                ep->rx_yields++;
                 if (rf_now() - before >= (uint64_t) RF_LOST_CPU_NS) {
                     w->lost_cpu = 1;
                     w->nap = 1000;
@@ -927,19 +937,17 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
                 sched_yield();
             }
         }
-        if ((w->polls & 15) != 1 && w->start != 0) {
-            return RF_OK;
-        }
-        uint64_t now = rf_now();
-        if (w->start == 0) {
-            w->start = now;
-            w->budget = rf_spin_budget(ep, w->adapt);
-        }
-        if (now >= deadline) {
-            return RF_TIMEOUT;
-        }
-        if (now - w->start < (uint64_t) w->budget) {
-            return RF_OK;
+        if (w->budget > 0) {
+            if ((w->polls & 15) != 1) {
+                return RF_OK;
+            }
+            uint64_t now = rf_now();
+            if (now >= deadline) {
+                return RF_TIMEOUT;
+            }
+            if (now - w->start < (uint64_t) w->budget) {
+                return RF_OK;
+            }
         }
         w->nap = 1000;
     }
@@ -1633,6 +1641,7 @@ static int rf_recv_wait(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err);
 int rf_recv(rf_ep *ep, int64_t timeout_ns, rf_msg *msg, char *err) {
     int rc = rf_recv_wait(ep, timeout_ns, msg, err);
     rf_rx_unblock(ep);
+    msg->yields = (int64_t) ep->rx_yields;
     return rc;
 }
 

@@ -51,6 +51,7 @@ typedef struct rf_msg {
     int64_t offset;                   /* where the message starts in its slot's buffer (RF_SLOT_SHARED; else 0) */
     int64_t lost_cpu;                 /* 1: this wait stopped spinning because a yield lost the CPU (RF_LOST_CPU_NS);
                                        * set by every rf_recv, also one that times out */
+    int64_t yields;                   /* sched_yield calls of this endpoint's receives so far (diagnostics, tests) */
 } rf_msg;
 
 /* How a thread waits for a completion: busy_polls pure polls, then polls with sched_yield (if yield) until its spin

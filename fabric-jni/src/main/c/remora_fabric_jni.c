@@ -261,14 +261,14 @@ static void rf_jni_send_gather(JNIEnv *env, jclass cls, jlong handle, jlong peer
     }
 }
 
-/* Returns the message length, -1 on timeout; the rest of rf_msg goes into the result buffer (its 7 longs; lost_cpu
- * also on timeout). */
+/* Returns the message length, -1 on timeout; the rest of rf_msg goes into the result buffer (its 8 longs; lost_cpu
+ * and yields also on timeout). */
 static jlong rf_jni_recv(JNIEnv *env, jclass cls, jlong handle, jlong timeout_ns, jobject result) {
     char err[RF_ERR_LEN];
     (void) cls;
     rf_msg *msg = (*env)->GetDirectBufferAddress(env, result);
     if (msg == NULL || (*env)->GetDirectBufferCapacity(env, result) < (jlong) sizeof(rf_msg)) {
-        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_trecv: the result is no direct ByteBuffer of 56 bytes");
+        (*env)->ThrowNew(env, rf_jni_io_exception, "fi_trecv: the result is no direct ByteBuffer of 64 bytes");
         return -1;
     }
     int rc = rf_recv(rf_jni_ep(handle), timeout_ns, msg, err);

@@ -65,7 +65,7 @@ public final class FabricEndpoint implements Closeable {
     private final ReentrantLock sendLock = new ReentrantLock();
     private final ReentrantLock receiveLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final ByteBuffer result = ByteBuffer.allocateDirect(56).order(ByteOrder.nativeOrder());
+    private final ByteBuffer result = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
     private final ByteBuffer[] views = new ByteBuffer[4];
     private long largeGeneration = -1;
     private ByteBuffer current;
@@ -76,6 +76,7 @@ public final class FabricEndpoint implements Closeable {
 
     private volatile boolean spinOn = true;
     private boolean lostCpu; // the last receive's; guarded by receiveLock (read by the receiving thread)
+    private long receiveYields; // as of the last receive; guarded by receiveLock
 
     private FabricEndpoint(long handle, FabricOptions options) {
         this.handle = handle;
@@ -358,6 +359,7 @@ public final class FabricEndpoint implements Closeable {
             ensureOpen();
             long length = FabricNative.receive(handle, timeoutNanos, result);
             lostCpu = result.getLong(48) != 0;
+            receiveYields = result.getLong(56);
             if (length < 0) {
                 return TIMEOUT;
             }
@@ -390,6 +392,14 @@ public final class FabricEndpoint implements Closeable {
      */
     public boolean lostCpu() {
         return lostCpu;
+    }
+
+    /**
+     * How many times this endpoint's receives so far gave up the CPU with {@code sched_yield} while they spun, as of
+     * the last {@link #receive}: none while {@link #spin} is off. The receiving thread's (diagnostics and tests).
+     */
+    public long receiveYields() {
+        return receiveYields;
     }
 
     /**

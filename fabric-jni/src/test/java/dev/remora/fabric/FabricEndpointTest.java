@@ -201,6 +201,48 @@ class FabricEndpointTest {
     }
 
     /**
+     * A receive told not to spin ({@code spin(false)}: the machine's CPUs are wanted, or a spin lost the CPU lately)
+     * goes to sleep without a single {@code sched_yield}: with every CPU busy a yield gives the CPU away for the rest
+     * of another thread's slice (3-4 ms), and a call over shm then took 2 ms instead of 15 us. With its spin on, the
+     * same wait yields: the count is real. Either way the message is received.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aReceiveThatMustNotSpinNeverYields(boolean shared) throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        FabricEndpoint a = FabricEndpoint.open("shm", FAST);
+        FabricEndpoint b = FabricEndpoint.open("shm", FAST);
+        try {
+            long toB = a.insertPeer(b.address());
+            b.insertPeer(a.address());
+            if (shared) {
+                share(a, b);
+            }
+            assertEquals(FabricEndpoint.TIMEOUT, b.receive(5_000_000));
+            long spun = b.receiveYields();
+            assertTrue(spun > 0, "a spinning wait of 5 ms yields");
+            b.spin(false);
+            assertEquals(FabricEndpoint.TIMEOUT, b.receive(5_000_000));
+            assertEquals(spun, b.receiveYields(), "a wait that must not spin yielded");
+            CompletableFuture<Integer> got = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return b.receive(TEN_SECONDS);
+                } catch (IOException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            Thread.sleep(20); // b sleeps (naps, or blocks on its ring's futex)
+            a.send(toB, FabricTestSupport.pattern(64, 3));
+            assertEquals(64, got.get(10, TimeUnit.SECONDS));
+            assertEquals(FabricTestSupport.pattern(64, 3), b.received());
+            assertEquals(spun, b.receiveYields(), "the sleeping receive yielded");
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    /**
      * A send waiting for room in its shared ring (the peer reads nothing) is woken by close and throws
      * AsynchronousCloseException, as any send interrupted by close does; earlier the staging step's failure surfaced
      * as a plain IOException.
