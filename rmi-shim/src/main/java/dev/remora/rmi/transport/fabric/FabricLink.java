@@ -40,8 +40,10 @@ import java.util.concurrent.TimeUnit;
  * {@link EOFException}, so pending calls fail at once as on the socket link. {@link #stillOpen()} just reads the
  * watcher's verdict. {@link #close()} closes the socket (the peer's watcher sees it) and frees the endpoint.
  *
- * <p>Idle receivers (providers without a wait fd: shm). A receiver that waits on in naps costs about 1.5 % of a CPU
- * for as long as the link is idle. So once a receive has waited {@code sleepNanos} without a frame, the link asks
+ * <p>Idle receivers (providers without a wait fd: shm). Over a shared ring the receiver blocks on the ring's futex,
+ * which the peer's next post wakes: once it has waited {@code sleepNanos} it stops counting as a spinning waiter and
+ * blocks on. Without one it naps, which costs about 1.5 % of a CPU for as long as the link is idle. So once such a
+ * receive has waited {@code sleepNanos} without a frame, the link asks
  * the peer, on the liveness connection, to ring before its next frame ({@link #SLEEP}); the peer's watcher notes it
  * and promises ({@link #PROMISE}) under the peer's bell lock, the lock its senders hold from checking for a sleeper
  * to posting their frame; on the promise this side's endpoint may sleep until the bell
@@ -69,10 +71,12 @@ public final class FabricLink implements Link {
     private final String peer;
     private final RouterListener listener;
     private final long sleepNanos;
-    private final boolean bells;
+    private final boolean naps; // no wait fd (shm): a receive that waits sleepNanos sleeps otherwise after it
+    private final boolean bells; // ... and asks the peer to ring first (no shared ring to block on)
     private final Object bellLock = new Object(); // held from checking for a sleeping peer to posting the frame
     private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
     private volatile boolean sleepAsked; // this side asked the peer to ring and was not rung since
+    private int sleepRequests; // SLEEP bytes sent (the receiving thread's; tests)
     private boolean longWait; // expectLongWait, for the next receive (the receiving thread's)
     private final SpinBackoff backoff = new SpinBackoff(); // the receiving thread's
     private volatile boolean open = true;
@@ -94,7 +98,11 @@ public final class FabricLink implements Link {
             RouterListener listener) {
         this.socket = socket;
         this.sleepNanos = sleepNanos;
-        this.bells = sleepNanos > 0 && !endpoint.waitsOnFd();
+        this.naps = sleepNanos > 0 && !endpoint.waitsOnFd();
+        // a receiver that blocks on its shared ring's futex is woken by the peer's next post: it needs no bell, and
+        // asking for one cost a byte each way on the liveness connection and a wake-up of both watchers, which a
+        // busy machine schedules late
+        this.bells = naps && !endpoint.sendsThroughSharedRing();
         this.endpoint = endpoint;
         this.peerHandle = peerHandle;
         this.maxFrame = maxFrame;
@@ -173,6 +181,11 @@ public final class FabricLink implements Link {
     /** The provider this link runs on, e.g. "shm". */
     public String provider() {
         return endpoint.provider();
+    }
+
+    /** How many times an idle receive asked the peer to ring (none over a shared ring). The receiving thread's. */
+    int sleepRequests() {
+        return sleepRequests;
     }
 
     /** Whether both directions go through shared rings (shm; see FabricEndpoint#createSharedRing). */
@@ -263,7 +276,7 @@ public final class FabricLink implements Link {
         HostSpinners counted = null; // counted in CpuWatch as a spinning waiter of this JVM: where
         try {
             long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-            if (bells && !sleepAsked && (timeout < 0 || timeout > sleepNanos)) {
+            if (naps && !sleepAsked && (timeout < 0 || timeout > sleepNanos)) {
                 long start = System.nanoTime();
                 if (spin) {
                     // a waiter of this JVM, not an application thread wanting a CPU: uncounted, the waiters of a
@@ -276,13 +289,18 @@ public final class FabricLink implements Link {
                 // a long wait on a shared CPU: no naps (one would outlast the wait by up to 1 ms), the bell at once
                 n = endpoint.receive(longWait && !spin ? 0 : sleepNanos);
                 lost = endpoint.lostCpu();
-                if (n == FabricEndpoint.TIMEOUT) { // idle: ask for a ring, then wait on (deeply once promised)
+                if (n == FabricEndpoint.TIMEOUT) { // idle: (ask for a ring, then) wait on, deeply once promised
                     if (counted != null) {
                         CpuWatch.spun(counted);
                         counted = null;
                     }
-                    sleepAsked = true;
-                    signal(SLEEP);
+                    if (bells) {
+                        sleepAsked = true;
+                        sleepRequests++;
+                        signal(SLEEP);
+                    } else if (spin) { // blocked on the shared ring's futex at once: spun out already
+                        endpoint.spin(false);
+                    }
                     n = endpoint.receive(timeout < 0 ? -1 : Math.max(0, timeout - (System.nanoTime() - start)));
                     lost |= endpoint.lostCpu();
                 }

@@ -335,21 +335,37 @@ class FabricLinkTest {
     }
 
     /**
-     * Idle links cost no CPU: a receiver idle for longer than remora.fabric.sleep (here 1 ms) asks its peer to ring
-     * and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that arrive in time, in both
-     * directions and after repeated idle stretches, came by the bell.
+     * Idle links cost no CPU: without shared rings a receiver idle for longer than remora.fabric.sleep (here 1 ms)
+     * asks its peer to ring and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that
+     * arrive in time, in both directions and after repeated idle stretches, came by the bell.
      */
     @Test
     void anIdleReceiverSleepsUntilThePeerRings() throws Exception {
-        open(sleeping(1_000_000));
+        open(sleeping(1_000_000, false));
         idleThenSend(3);
+        assertTrue(((FabricLink) server).sleepRequests() >= 2 && ((FabricLink) client).sleepRequests() >= 1);
+    }
+
+    /**
+     * Over shared rings an idle receiver blocks on its ring's futex, which the peer's next post wakes: it asks for no
+     * bell (each cost a byte each way and a wake-up of both watcher threads, late on a busy machine), and still costs
+     * no CPU while idle.
+     */
+    @Test
+    void anIdleReceiverOnASharedRingBlocksWithoutBells() throws Exception {
+        open(sleeping(1_000_000, true));
+        assertTrue(((FabricLink) client).sharedRings() && ((FabricLink) server).sharedRings());
+        idleThenSend(3);
+        assertEquals(0, ((FabricLink) server).sleepRequests());
+        assertEquals(0, ((FabricLink) client).sleepRequests());
     }
 
     /** A peer that never sleeps itself (remora.fabric.sleep=0) still rings for one that does. */
     @Test
     void aPeerThatNeverSleepsStillRings() throws Exception {
-        open(sleeping(0), sleeping(1_000_000));
+        open(sleeping(0, false), sleeping(1_000_000, false));
         idleThenSend(1); // round 0: the client (sleep 0) sends to the idle server
+        assertEquals(1, ((FabricLink) server).sleepRequests());
     }
 
     /**
@@ -359,7 +375,7 @@ class FabricLinkTest {
      */
     @Test
     void bellsLeaveAtOnce() throws Exception {
-        open(sleeping(1_000_000));
+        open(sleeping(1_000_000, false));
         assertTrue(a.getTcpNoDelay() && b.getTcpNoDelay(), "Nagle's algorithm left on for the bells");
         long[] took = new long[21];
         for (int i = 0; i < took.length; i++) {
@@ -375,11 +391,11 @@ class FabricLinkTest {
                 + java.util.Arrays.toString(took));
     }
 
-    /** The technology with the given remora.fabric.sleep and a 30 s safety net on deep sleeps. */
-    private FabricTechnology sleeping(long sleepNanos) {
+    /** The technology with the given remora.fabric.sleep and shared rings, and a 30 s safety net on deep sleeps. */
+    private FabricTechnology sleeping(long sleepNanos, boolean shared) {
         return new FabricTechnology(new FabricTechnology.Settings(true, true, "shm",
-                FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L), sleepNanos, MAX, 5000, listener),
-                new SocketTechnology(MAX, 0));
+                FabricOptions.defaults().withDeepSleepNanos(30_000_000_000L), sleepNanos, MAX, 5000, listener)
+                .withSharedRings(shared), new SocketTechnology(MAX, 0));
     }
 
     /** Rounds of: a receive idle for 1.2 s, then a frame; even rounds client to server, odd ones back. */
