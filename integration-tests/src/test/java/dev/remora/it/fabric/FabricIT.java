@@ -109,7 +109,8 @@ class FabricIT {
      * application that computes between its calls), or whose calls take long (here: 64 callbacks each), keeps its
      * connection on sockets; after the last decision, at 16384 calls, it says so (debug) and no longer asks. The
      * server calls the client back while serving each call: those calls move to fabric, since the client waits for
-     * them.
+     * them. The client calls for 10 s and, on a slow or busy machine, on until it has made the 8193 calls that take
+     * its connection past the third decision.
      */
     @ParameterizedTest
     @MethodSource("jdksAndPaces")
@@ -121,7 +122,7 @@ class FabricIT {
         try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
             server.awaitLine("READY", 60);
             try (Jvm client = Jvm.start(jdk, opts, UpgradeClient.class.getName(), String.valueOf(port), "10", "1",
-                    String.valueOf(pauseMicros), "callback", String.valueOf(callbacks))) {
+                    String.valueOf(pauseMicros), "callback", String.valueOf(callbacks), "8193")) {
                 int exit = client.waitFor(120);
                 assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
                 long calls = Long.parseLong(client.stdout().trim().substring("CALLS ".length()));
