@@ -249,6 +249,9 @@ struct rf_ep {
     size_t peers_cap;
     size_t peers_used;
     uint64_t rx_yields;              /* sched_yield calls of receives (the receiving thread's; rf_msg.yields) */
+    uint64_t rx_quiet_until;         /* no yield in a receive that does not spin before then (rf_idle) */
+    int64_t rx_quiet_ns;             /* the last such quiet stretch: doubles while yields keep losing the CPU */
+    unsigned rx_lost_run;            /* receive yields in a row that lost the CPU (RF_LOST_CPU_NS) */
 };
 
 typedef struct rf_waiter {
@@ -902,6 +905,28 @@ static void rf_adapt_note(const rf_ep *ep, const rf_waiter *w) {
     w->adapt->typical += (d - w->adapt->typical) / 8;
 }
 
+#define RF_QUIET_MIN_NS 16000000ll   /* after a receive's yield lost the CPU: no yield in unspun waits this long */
+#define RF_QUIET_MAX_NS 1000000000ll /* ... doubling while the yields that follow lose it too */
+
+/* A receive's yield took `took` ns: the second in a row that lost the CPU starts a stretch of waits without a yield
+ * before they sleep, each further one doubles it; one that did not lose it ends the run. One lost yield alone says
+ * little: a JIT compiler or GC thread took a slice once, and the next yields are short again. Returns whether it
+ * lost the CPU. */
+static int rf_yield_took(rf_ep *ep, uint64_t after, uint64_t took) {
+    if (took < (uint64_t) RF_LOST_CPU_NS) {
+        ep->rx_lost_run = 0;
+        ep->rx_quiet_ns = 0;
+        return 0;
+    }
+    if (++ep->rx_lost_run < 2) {
+        return 1;
+    }
+    int64_t q = ep->rx_quiet_ns == 0 ? RF_QUIET_MIN_NS : ep->rx_quiet_ns * 2;
+    ep->rx_quiet_ns = q < RF_QUIET_MAX_NS ? q : RF_QUIET_MAX_NS;
+    ep->rx_quiet_until = after + (uint64_t) ep->rx_quiet_ns;
+    return 1;
+}
+
 /* One step of waiting; returns RF_CLOSED, RF_TIMEOUT (deadline passed) or RF_OK (poll again). */
 static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t deadline) {
     if (ep->closing) {
@@ -915,10 +940,6 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
             w->start = rf_now();
             w->budget = rf_spin_budget(ep, w->adapt);
         }
-        /* No spin budget (the caller said not to spin: the machine's CPUs are wanted, or a spin lost the CPU lately):
-         * straight to sleep, not even one yield. With every CPU busy a yield hands the CPU to another thread for the
-         * rest of its slice (3-4 ms here on Linux 6.18), and a wait that began with one took that long each time: an
-         * RMI call over shm took 2 ms with two CPU-bound processes running, against 15 us over sockets. */
         if (w->budget > 0 && ep->wait.yield) {
             if (cq == ep->rxcq) {
                 /* A yield that lost the CPU for whole slices (a JIT compiler recompiling on this CPU, while JDK
@@ -928,13 +949,32 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
                 uint64_t before = rf_now();
                 sched_yield();
                 ep->rx_yields++;
-                if (rf_now() - before >= (uint64_t) RF_LOST_CPU_NS) {
+                uint64_t after = rf_now();
+                if (rf_yield_took(ep, after, after - before)) {
                     w->lost_cpu = 1;
                     w->nap = 1000;
                     return RF_OK; /* poll once more: the message may have come while the CPU was lost */
                 }
             } else {
                 sched_yield();
+            }
+        } else if (w->budget == 0 && ep->wait.yield && cq == ep->rxcq) {
+            /* No spin budget (the caller said not to spin: the machine's CPUs are wanted, or a spin lost the CPU
+             * lately): one yield, then sleep. The yield is what keeps a peer on this same CPU fast: it answers in its
+             * turn and the poll after the yield finds the message, with no sleep and wake-up (same-CPU pingpong over
+             * shm: 22-28 us a call with it, 30-47 us without). But with every CPU busy a yield hands the CPU to
+             * another thread for the rest of its slice (3-4 ms here on Linux 6.18): an RMI call over shm took 2 ms
+             * with two CPU-bound processes running, against 15 us over sockets. So after two yields in a row that
+             * lost the CPU the waits that follow sleep at once, for 16 ms, doubling up to 1 s while the yield after
+             * each such stretch loses it too (rf_yield_took). */
+            w->nap = 1000;
+            uint64_t before = rf_now();
+            if (before >= ep->rx_quiet_until) {
+                sched_yield();
+                ep->rx_yields++;
+                uint64_t after = rf_now();
+                w->lost_cpu |= rf_yield_took(ep, after, after - before);
+                return RF_OK; /* poll once more: the peer may have answered in the yield */
             }
         }
         if (w->budget > 0) {

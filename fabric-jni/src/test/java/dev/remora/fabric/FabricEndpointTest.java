@@ -202,13 +202,12 @@ class FabricEndpointTest {
 
     /**
      * A receive told not to spin ({@code spin(false)}: the machine's CPUs are wanted, or a spin lost the CPU lately)
-     * goes to sleep without a single {@code sched_yield}: with every CPU busy a yield gives the CPU away for the rest
-     * of another thread's slice (3-4 ms), and a call over shm then took 2 ms instead of 15 us. With its spin on, the
-     * same wait yields: the count is real. Either way the message is received.
+     * yields once, so that a peer on the same CPU can answer in its turn, then sleeps; a spinning one yields while
+     * it spins (the count is real). Either way the message is received.
      */
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
-    void aReceiveThatMustNotSpinNeverYields(boolean shared) throws Exception {
+    void aReceiveThatMustNotSpinYieldsAtMostOnce(boolean shared) throws Exception {
         FabricTestSupport.assumeProvider("shm");
         FabricEndpoint a = FabricEndpoint.open("shm", FAST);
         FabricEndpoint b = FabricEndpoint.open("shm", FAST);
@@ -223,7 +222,8 @@ class FabricEndpointTest {
             assertTrue(spun > 0, "a spinning wait of 5 ms yields");
             b.spin(false);
             assertEquals(FabricEndpoint.TIMEOUT, b.receive(5_000_000));
-            assertEquals(spun, b.receiveYields(), "a wait that must not spin yielded");
+            long once = b.receiveYields();
+            assertTrue(once - spun <= 1, () -> "a wait that must not spin yielded " + (once - spun) + " times");
             CompletableFuture<Integer> got = CompletableFuture.supplyAsync(() -> {
                 try {
                     return b.receive(TEN_SECONDS);
@@ -235,11 +235,83 @@ class FabricEndpointTest {
             a.send(toB, FabricTestSupport.pattern(64, 3));
             assertEquals(64, got.get(10, TimeUnit.SECONDS));
             assertEquals(FabricTestSupport.pattern(64, 3), b.received());
-            assertEquals(spun, b.receiveYields(), "the sleeping receive yielded");
+            assertTrue(b.receiveYields() - once <= 1, "the sleeping receive yielded more than once");
         } finally {
             a.close();
             b.close();
         }
+    }
+
+    /**
+     * With every CPU busy (here: four times as many spinning threads as CPUs) a yield hands the CPU away for the rest of
+     * another thread's slice, 3-4 ms on Linux 6.18, and a call over shm whose waits each began with one took 2 ms. So
+     * after two receives in a row whose yields lost the CPU (500 us or more), the receives that do not spin sleep
+     * without yielding for 16 ms (doubling while the next yield loses it too): none of those that start within 8 ms
+     * of the second yields. Skipped if no two yields in a row lost the CPU to the busy threads (nothing to check).
+     */
+    @Test
+    void afterAYieldLostTheCpuWaitsThatMustNotSpinSleepAtOnce() throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        int n = 40;
+        long[] start = new long[n];
+        long[] yields = new long[n + 1];
+        boolean[] lost = new boolean[n];
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        Thread[] busy = new Thread[4 * Runtime.getRuntime().availableProcessors()];
+        try (FabricEndpoint b = FabricEndpoint.open("shm", FAST)) {
+            b.spin(false);
+            for (int i = 0; i < busy.length; i++) {
+                busy[i] = new Thread(() -> {
+                    long x = 0;
+                    while (!stop.get()) {
+                        x += System.nanoTime() & 1;
+                    }
+                    if (x == 42) {
+                        System.out.print("");
+                    }
+                }, "busy-" + i);
+                busy[i].setDaemon(true);
+                busy[i].start();
+            }
+            Thread.sleep(50);
+            b.receive(0);
+            yields[0] = b.receiveYields();
+            for (int i = 0; i < n; i++) {
+                start[i] = System.nanoTime();
+                assertEquals(FabricEndpoint.TIMEOUT, b.receive(1_000_000));
+                lost[i] = b.lostCpu();
+                yields[i + 1] = b.receiveYields();
+            }
+        } finally {
+            stop.set(true);
+            for (Thread t : busy) {
+                if (t != null) {
+                    t.join();
+                }
+            }
+        }
+        StringBuilder seen = new StringBuilder();
+        boolean anyLost = false;
+        for (int i = 0; i < n; i++) {
+            long y = yields[i + 1] - yields[i];
+            seen.append(String.format(" %d:%dus/%dy%s", i, (start[i] - start[0]) / 1000, y, lost[i] ? "/lost" : ""));
+            assertTrue(y <= 1, "a receive that must not spin yielded " + y + " times:" + seen);
+        }
+        int run = 0; // yielding receives in a row whose yield lost the CPU
+        for (int i = 0; i < n; i++) {
+            if (yields[i + 1] > yields[i]) {
+                run = lost[i] ? run + 1 : 0;
+            }
+            if (run >= 2 && yields[i + 1] > yields[i]) {
+                anyLost = true;
+                for (int j = i + 1; j < n && start[j] - start[i] < 8_000_000; j++) {
+                    assertEquals(yields[j], yields[j + 1], "receive " + j + " yielded within 8 ms of receive " + i
+                            + ", the second in a row whose yield lost the CPU:" + seen);
+                }
+            }
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(anyLost, "no two yields in a row lost the CPU to the busy"
+                + " threads:" + seen);
     }
 
     /**
