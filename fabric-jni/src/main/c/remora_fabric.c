@@ -962,7 +962,7 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
             /* No spin budget (the caller said not to spin: the machine's CPUs are wanted, or a spin lost the CPU
              * lately): one yield, then sleep. The yield is what keeps a peer on this same CPU fast: it answers in its
              * turn and the poll after the yield finds the message, with no sleep and wake-up (same-CPU pingpong over
-             * shm: 22-28 us a call with it, 30-47 us without). But with every CPU busy a yield hands the CPU to
+             * shm: 21-32 us a call with it, 28-45 us without). But with every CPU busy a yield hands the CPU to
              * another thread for the rest of its slice (3-4 ms here on Linux 6.18): an RMI call over shm took 2 ms
              * with two CPU-bound processes running, against 15 us over sockets. So after two yields in a row that
              * lost the CPU the waits that follow sleep at once, for 16 ms, doubling up to 1 s while the yield after

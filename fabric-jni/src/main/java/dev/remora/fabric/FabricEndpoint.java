@@ -395,8 +395,9 @@ public final class FabricEndpoint implements Closeable {
     }
 
     /**
-     * How many times this endpoint's receives so far gave up the CPU with {@code sched_yield} while they spun, as of
-     * the last {@link #receive}: none while {@link #spin} is off. The receiving thread's (diagnostics and tests).
+     * How many times this endpoint's receives so far gave up the CPU with {@code sched_yield}, as of the last
+     * {@link #receive}: while they spin, and once before a receive sleeps when {@link #spin} is off (none for a while
+     * after yields lost the CPU). The receiving thread's (diagnostics and tests).
      */
     public long receiveYields() {
         return receiveYields;

@@ -71,7 +71,7 @@ public final class FabricLink implements Link {
     private final String peer;
     private final RouterListener listener;
     private final long sleepNanos;
-    private final boolean naps; // no wait fd (shm): a receive that waits sleepNanos sleeps otherwise after it
+    private final boolean naps; // no wait fd (shm): a receive idle for sleepNanos stops counting as a spinner
     private final boolean bells; // ... and asks the peer to ring first (no shared ring to block on)
     private final Object bellLock = new Object(); // held from checking for a sleeping peer to posting the frame
     private boolean peerSleeps; // guarded by bellLock: the peer asked for a ring before the next frame
