@@ -39,10 +39,12 @@ public final class AsyncClient {
         }
         System.out.println("BOOM-OK");
         long t0 = System.nanoTime();
-        Ledger.Summary s = ledger.summary("sum", 500);
+        // the server takes 1.5 s; the future comes back well before (its first use makes a proxy class: up to a few
+        // hundred ms on a loaded machine)
+        Ledger.Summary s = ledger.summary("sum", 1500);
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
         check(Proxy.isProxyClass(s.getClass()) == async, "summary returned a " + s.getClass());
-        check(async ? took < 300 : took >= 500, "summary took " + took + " ms");
+        check(async ? took < 1000 : took >= 1500, "summary took " + took + " ms");
         Ledger.SummaryImpl same = new Ledger.SummaryImpl("sum");
         check(s.name().equals("sum"), "name " + s.name());
         check(s.equals(same) && s.hashCode() == same.hashCode() && s.toString().equals("Summary[sum]"),
