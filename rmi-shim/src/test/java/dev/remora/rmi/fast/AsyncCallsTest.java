@@ -316,12 +316,12 @@ class AsyncCallsTest {
             rig.result(ref, m("slow"), 0); // the first call is synchronous: its reply tells the client
             assertEquals(0, rig.onewaySent.get());
             long t0 = System.nanoTime();
-            Object[] r = rig.call(ref, m("slow"), 400);
+            Object[] r = rig.call(ref, m("slow"), 1500); // margin for a loaded machine: the call takes 1.5 s
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
             assertNotNull(r);
             assertNull(r[0]);
             assertNull(r[1]);
-            assertTrue(took < 300, "a one-way call waited " + took + " ms");
+            assertTrue(took < 1000, "a one-way call waited " + took + " ms");
             assertEquals(1, rig.onewaySent.get());
             assertEquals(2, rig.result(ref, m("slowDone")), "the synchronous call ran after the one-way one");
         }
@@ -562,9 +562,9 @@ class AsyncCallsTest {
             Report first = (Report) rig.result(ref, m("report"), "first", 0);
             assertFalse(Proxy.isProxyClass(first.getClass()), "the first call is synchronous");
             long t0 = System.nanoTime();
-            Report r = (Report) rig.result(ref, m("report"), "second", 300);
+            Report r = (Report) rig.result(ref, m("report"), "second", 1500); // margin for a loaded machine
             long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-            assertTrue(took < 200, "the future call waited " + took + " ms");
+            assertTrue(took < 1000, "the future call waited " + took + " ms");
             assertTrue(Proxy.isProxyClass(r.getClass()));
             assertEquals("second", r.name());
             assertEquals(6, r.size());
