@@ -905,15 +905,19 @@ static void rf_adapt_note(const rf_ep *ep, const rf_waiter *w) {
     w->adapt->typical += (d - w->adapt->typical) / 8;
 }
 
-#define RF_QUIET_MIN_NS 16000000ll   /* after a receive's yield lost the CPU: no yield in unspun waits this long */
+#define RF_QUIET_MIN_NS 16000000ll   /* after two receive yields in a row lost the CPU: unspun waits do not yield */
 #define RF_QUIET_MAX_NS 1000000000ll /* ... doubling while the yields that follow lose it too */
 
-/* A receive's yield took `took` ns: the second in a row that lost the CPU starts a stretch of waits without a yield
+/* A receive's yield. The second in a row that lost the CPU (RF_LOST_CPU_NS) starts a stretch of waits without a yield
  * before they sleep, each further one doubles it; one that did not lose it ends the run. One lost yield alone says
  * little: a JIT compiler or GC thread took a slice once, and the next yields are short again. Returns whether it
  * lost the CPU. */
-static int rf_yield_took(rf_ep *ep, uint64_t after, uint64_t took) {
-    if (took < (uint64_t) RF_LOST_CPU_NS) {
+static int rf_rx_yield(rf_ep *ep) {
+    uint64_t before = rf_now();
+    sched_yield();
+    ep->rx_yields++;
+    uint64_t after = rf_now();
+    if (after - before < (uint64_t) RF_LOST_CPU_NS) {
         ep->rx_lost_run = 0;
         ep->rx_quiet_ns = 0;
         return 0;
@@ -946,11 +950,7 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
                  * serialization keeps it busy) ends the spin: a sleeping receiver is woken by the message (fd, bell)
                  * or its nap's timer, and preempts such a thread; a yielding one waits for the thread's slice to end,
                  * 1-4 ms here, at every wait (the compare's fabric+jdk pingpong: p99 5-7 ms). Not for sends. */
-                uint64_t before = rf_now();
-                sched_yield();
-                ep->rx_yields++;
-                uint64_t after = rf_now();
-                if (rf_yield_took(ep, after, after - before)) {
+                if (rf_rx_yield(ep)) {
                     w->lost_cpu = 1;
                     w->nap = 1000;
                     return RF_OK; /* poll once more: the message may have come while the CPU was lost */
@@ -966,14 +966,10 @@ static int rf_idle(rf_ep *ep, rf_waiter *w, struct fid_cq *cq, int fd, uint64_t 
              * another thread for the rest of its slice (3-4 ms here on Linux 6.18): an RMI call over shm took 2 ms
              * with two CPU-bound processes running, against 15 us over sockets. So after two yields in a row that
              * lost the CPU the waits that follow sleep at once, for 16 ms, doubling up to 1 s while the yield after
-             * each such stretch loses it too (rf_yield_took). */
+             * each such stretch loses it too (rf_rx_yield). */
             w->nap = 1000;
-            uint64_t before = rf_now();
-            if (before >= ep->rx_quiet_until) {
-                sched_yield();
-                ep->rx_yields++;
-                uint64_t after = rf_now();
-                w->lost_cpu |= rf_yield_took(ep, after, after - before);
+            if (rf_now() >= ep->rx_quiet_until) {
+                w->lost_cpu |= rf_rx_yield(ep);
                 return RF_OK; /* poll once more: the peer may have answered in the yield */
             }
         }
