@@ -34,6 +34,17 @@ class FabricEndpointTest {
     private final CompletableFuture<Throwable> echoEnd = new CompletableFuture<>();
     private long serverPeer;
 
+    /** A receive of up to 10 s on another thread: its length, or TIMEOUT. */
+    private static CompletableFuture<Integer> receiveAsync(FabricEndpoint ep) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return ep.receive(TEN_SECONDS);
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+    }
+
     private long connect(String provider) throws IOException {
         return connect(provider, false);
     }
@@ -224,13 +235,7 @@ class FabricEndpointTest {
             assertEquals(FabricEndpoint.TIMEOUT, b.receive(5_000_000));
             long once = b.receiveYields();
             assertTrue(once - spun <= 1, () -> "a wait that must not spin yielded " + (once - spun) + " times");
-            CompletableFuture<Integer> got = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return b.receive(TEN_SECONDS);
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                }
-            });
+            CompletableFuture<Integer> got = receiveAsync(b);
             Thread.sleep(20); // b sleeps (naps, or blocks on its ring's futex)
             a.send(toB, FabricTestSupport.pattern(64, 3));
             assertEquals(64, got.get(10, TimeUnit.SECONDS));
@@ -243,9 +248,9 @@ class FabricEndpointTest {
     }
 
     /**
-     * With every CPU busy (here: four times as many spinning threads as CPUs) a yield hands the CPU away for the rest of
-     * another thread's slice, 3-4 ms on Linux 6.18, and a call over shm whose waits each began with one took 2 ms. So
-     * after two receives in a row whose yields lost the CPU (500 us or more), the receives that do not spin sleep
+     * With every CPU busy (here: four times as many spinning threads as CPUs) a yield hands the CPU away for the rest
+     * of another thread's slice, 3-4 ms on Linux 6.18, and a call over shm whose waits each began with one took 2 ms.
+     * So after two receives in a row whose yields lost the CPU (500 us or more), the receives that do not spin sleep
      * without yielding for 16 ms (doubling while the next yield loses it too): none of those that start within 8 ms
      * of the second yields. Skipped if no two yields in a row lost the CPU to the busy threads (nothing to check).
      */
@@ -328,13 +333,7 @@ class FabricEndpointTest {
             long toB = a.insertPeer(b.address());
             b.insertPeer(a.address());
             share(a, b);
-            CompletableFuture<Integer> first = CompletableFuture.supplyAsync(() -> { // shm's first message needs
-                try {                                                               // the receiver's progress
-                    return b.receive(TEN_SECONDS);
-                } catch (IOException e) {
-                    throw new RuntimeException(e);
-                }
-            });
+            CompletableFuture<Integer> first = receiveAsync(b); // shm's first message needs the receiver's progress
             a.send(toB, FabricTestSupport.pattern(64, 1));
             assertEquals(64, first.get(10, TimeUnit.SECONDS));
             byte[] body = new byte[200_000];
@@ -536,13 +535,7 @@ class FabricEndpointTest {
             assertTrue(System.nanoTime() - start >= 20_000_000L, "returned before the timeout");
             long toA = b.insertPeer(a.address()); // a never inserts b
             // a receives on its own thread: shm's first message to a peer needs that peer's progress to connect
-            CompletableFuture<Integer> got = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return a.receive(TEN_SECONDS);
-                } catch (IOException e) {
-                    throw new java.io.UncheckedIOException(e);
-                }
-            });
+            CompletableFuture<Integer> got = receiveAsync(a);
             b.send(toA, FabricTestSupport.pattern(64, 3));
             assertEquals(64, got.get(TEN_SECONDS, TimeUnit.NANOSECONDS));
             assertEquals(-1, a.receivedSource());
