@@ -95,4 +95,55 @@ final class InternalUnsafe {
     static void putReference(Object o, long off, Object v) {
         U.putReference(o, off, v);
     }
+
+    /**
+     * Copies {@code bytes} bytes from {@code src} at byte offset {@code srcOff} (from the start of its elements) to
+     * {@code dst} at byte offset {@code dstOff}: both primitive arrays. The caller has checked both ranges
+     * ({@link ArrayBytes}); Unsafe checks nothing.
+     */
+    static void copyArrays(Object src, long srcOff, Object dst, long dstOff, long bytes) {
+        U.copyMemory(src, ArrayBase.of(src) + srcOff, dst, ArrayBase.of(dst) + dstOff, bytes);
+    }
+
+    /**
+     * Where the elements of each kind of array start. Read by reflection, once: Unsafe's {@code ARRAY_*_BASE_OFFSET}
+     * and {@code arrayBaseOffset} are int on JDK 17 and long on later JDKs, so this class, compiled against one,
+     * would not link on the other if it named them. A holder of its own, so that field access never depends on it.
+     */
+    private static final class ArrayBase {
+        static final long BYTES = read("BYTE");
+        static final long DOUBLES = read("DOUBLE");
+        static final long INTS = read("INT");
+        static final long LONGS = read("LONG");
+        static final long FLOATS = read("FLOAT");
+        static final long CHARS = read("CHAR");
+        static final long SHORTS = read("SHORT");
+
+        private static long read(String kind) {
+            try {
+                return ((Number) Unsafe.class.getField("ARRAY_" + kind + "_BASE_OFFSET").get(null)).longValue();
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("jdk.internal.misc.Unsafe without ARRAY_" + kind + "_BASE_OFFSET", e);
+            }
+        }
+
+        static long of(Object a) {
+            if (a instanceof byte[]) {
+                return BYTES;
+            } else if (a instanceof double[]) {
+                return DOUBLES;
+            } else if (a instanceof int[]) {
+                return INTS;
+            } else if (a instanceof long[]) {
+                return LONGS;
+            } else if (a instanceof float[]) {
+                return FLOATS;
+            } else if (a instanceof char[]) {
+                return CHARS;
+            } else if (a instanceof short[]) {
+                return SHORTS;
+            }
+            throw new IllegalArgumentException("not an array of bytes or numbers: " + a.getClass().getName());
+        }
+    }
 }

@@ -507,19 +507,29 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             case 'C': {
                 char[] r = made != null ? (char[]) made : new char[len];
-                ByteBuffer.wrap(buf, pos, n).order(senderOrder).asCharBuffer().get(r);
+                if (!swap && ArrayBytes.BULK) {
+                    ArrayBytes.fromBytes(buf, pos, r, n);
+                } else {
+                    ByteBuffer.wrap(buf, pos, n).order(senderOrder).asCharBuffer().get(r);
+                }
                 a = r;
                 break;
             }
             case 'S': {
                 short[] r = made != null ? (short[]) made : new short[len];
-                ByteBuffer.wrap(buf, pos, n).order(senderOrder).asShortBuffer().get(r);
+                if (!swap && ArrayBytes.BULK) {
+                    ArrayBytes.fromBytes(buf, pos, r, n);
+                } else {
+                    ByteBuffer.wrap(buf, pos, n).order(senderOrder).asShortBuffer().get(r);
+                }
                 a = r;
                 break;
             }
             case 'I': {
                 int[] r = made != null ? (int[]) made : new int[len];
-                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                if (!swap && ArrayBytes.BULK) {
+                    ArrayBytes.fromBytes(buf, pos, r, n);
+                } else if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
                     if (swap) {
@@ -539,7 +549,9 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             case 'F': {
                 float[] r = made != null ? (float[]) made : new float[len];
-                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                if (!swap && ArrayBytes.BULK) {
+                    ArrayBytes.fromBytes(buf, pos, r, n);
+                } else if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
                     if (swap) {
@@ -559,7 +571,9 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             case 'J': {
                 long[] r = made != null ? (long[]) made : new long[len];
-                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                if (!swap && ArrayBytes.BULK) {
+                    ArrayBytes.fromBytes(buf, pos, r, n);
+                } else if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
                     if (swap) {
@@ -579,7 +593,9 @@ public class RemoraObjectInput extends ObjectInputStream {
             }
             case 'D': {
                 double[] r = made != null ? (double[]) made : new double[len];
-                if (len < RemoraObjectOutput.SMALL_ARRAY) {
+                if (!swap && ArrayBytes.BULK) {
+                    ArrayBytes.fromBytes(buf, pos, r, n);
+                } else if (len < RemoraObjectOutput.SMALL_ARRAY) {
                     byte[] b = buf;
                     int p = pos;
                     if (swap) {

@@ -399,6 +399,8 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     public static void copyPiece(Object a, int off, byte[] dst, int at, int len) {
         if (a instanceof byte[]) {
             System.arraycopy((byte[]) a, off, dst, at, len);
+        } else if (ArrayBytes.BULK) {
+            ArrayBytes.toBytes(a, off, dst, at, len);
         } else {
             putArray(a, off, len, ByteBuffer.wrap(dst, at, len).order(Bytes.NATIVE));
         }
@@ -1016,7 +1018,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     return;
                 }
                 ensure(a.length * 4);
-                if (a.length < SMALL_ARRAY) {
+                if (a.length < SMALL_ARRAY && !ArrayBytes.BULK) {
                     byte[] b = buf;
                     int p = pos;
                     for (int i = 0; i < a.length; i++) {
@@ -1035,7 +1037,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     return;
                 }
                 ensure(a.length * 4);
-                if (a.length < SMALL_ARRAY) {
+                if (a.length < SMALL_ARRAY && !ArrayBytes.BULK) {
                     byte[] b = buf;
                     int p = pos;
                     for (int i = 0; i < a.length; i++) {
@@ -1054,7 +1056,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     return;
                 }
                 ensure(a.length * 8);
-                if (a.length < SMALL_ARRAY) {
+                if (a.length < SMALL_ARRAY && !ArrayBytes.BULK) {
                     byte[] b = buf;
                     int p = pos;
                     for (int i = 0; i < a.length; i++) {
@@ -1073,7 +1075,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                     return;
                 }
                 ensure(a.length * 8);
-                if (a.length < SMALL_ARRAY) {
+                if (a.length < SMALL_ARRAY && !ArrayBytes.BULK) {
                     byte[] b = buf;
                     int p = pos;
                     for (int i = 0; i < a.length; i++) {
