@@ -210,6 +210,10 @@ final class Dispatcher {
                     } catch (Throwable e) {
                         // JRMP: the normal return is under way, so the exception cannot follow it; its server
                         // drops the connection (Transport.serviceCall), its client reads EOF. This call alone ends so.
+                        // Said once per kind here, where JRMP says nothing: it may be Remora's own failure.
+                        options.listener.note("reply:" + e.getClass().getName(), "the result of " + c.method
+                                + " could not be written (" + e + "); its caller reads the end of the call, as with"
+                                + " JRMP");
                         begin(out, Frame.EXCEPTION, Frame.FLAG_BROKEN, c); // no payload: not FAST
                         Frame.finish(out);
                         sink.reply(c, out, null);

@@ -392,6 +392,12 @@ public final class RemoraRouter implements CallRouter {
                 }
             } catch (IOException e) {
                 c.unregister(pc);
+                if (e instanceof Link.NotSent) {
+                    // Remora failed while sending (the frame never left whole; the connection is closed): JRMP
+                    // makes this call, and the next opens a new connection
+                    options.listener.note("not-sent", e.getMessage() + "; such calls go by JRMP");
+                    return null;
+                }
                 // retired (its endpoint moved to a new connection) before this call was written: JRMP makes it
                 return e instanceof ClientConnection.Retired ? null : new Object[] {null, broken(c, e)};
             }

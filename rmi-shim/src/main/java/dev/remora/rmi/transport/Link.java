@@ -12,8 +12,27 @@ import java.io.IOException;
  */
 public interface Link extends Closeable {
 
-    /** Sends {@code frame.array()[0, frame.length())}, one whole frame. */
+    /**
+     * Sends {@code frame.array()[0, frame.length())}, one whole frame.
+     *
+     * @throws NotSent when Remora's own code failed before the frame had left whole; the link is then closed
+     */
     void send(FrameBuffer frame) throws IOException;
+
+    /**
+     * A frame that did not leave whole because Remora's own code failed while sending it (copying a tail's arrays,
+     * say), not the connection: the peer cannot have acted on it, so a call may still go by JRMP. Whatever part had
+     * left would have put the peer out of step, so the link is closed: its peer reads the end of the connection
+     * instead of waiting forever for the rest.
+     */
+    final class NotSent extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        public NotSent(Link link, Throwable cause) {
+            super("Remora could not send a frame to " + link.peer() + " whole (" + cause + "); its connection is closed",
+                    cause);
+        }
+    }
 
     /**
      * Blocks for the next frame and copies it whole (header included) into the buffer {@code sink} chooses from its

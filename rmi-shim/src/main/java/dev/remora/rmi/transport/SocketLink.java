@@ -81,11 +81,11 @@ final class SocketLink implements Link {
 
     @Override
     public void send(FrameBuffer frame) throws IOException {
-        if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
-            frame.absorbTail(); // one write: a second syscall costs more than copying this much
-        }
         synchronized (sendLock) {
             try {
+                if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
+                    frame.absorbTail(); // one write: a second syscall costs more than copying this much
+                }
                 out.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
                     writeTail(frame.tail());
@@ -93,6 +93,9 @@ final class SocketLink implements Link {
             } catch (IOException e) {
                 close();
                 throw e;
+            } catch (RuntimeException | Error e) {
+                close();
+                throw new NotSent(this, e);
             }
         }
     }

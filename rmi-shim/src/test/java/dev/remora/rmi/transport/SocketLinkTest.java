@@ -107,6 +107,57 @@ class SocketLinkTest {
         }
     }
 
+    /**
+     * Remora's own code failing halfway through a frame (here a tail piece that is no array of numbers): the sender
+     * is told the frame did not leave whole, and the peer, which had the head and part of the tail, reads the end of
+     * the connection instead of waiting for the rest. Small tails are copied behind the head before anything is
+     * written, large ones after it.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1_000, 100_000})
+    void aFrameRemoraFailsToSendWholeClosesTheLink(int size) throws IOException {
+        Link tx = new SocketTechnology(1 << 20, 0).open(a, true);
+        Link rx = new SocketTechnology(1 << 20, 0).open(b, false);
+        FrameBuffer f = new FrameBuffer(64).allowTail();
+        Frame.begin(f, Frame.CALL, (byte) 0, 5);
+        f.setTail(new FrameBuffer.Tail() {
+            @Override
+            public int length() {
+                return size;
+            }
+
+            @Override
+            public int pieces() {
+                return 1;
+            }
+
+            @Override
+            public Object piece(int i) {
+                return new boolean[size]; // copyPiece refuses it, as it would fail on a bug of its own
+            }
+
+            @Override
+            public int pieceOffset(int i) {
+                return 0;
+            }
+
+            @Override
+            public int pieceLength(int i) {
+                return size;
+            }
+
+            @Override
+            public void copyTo(byte[] dst, int at) {
+                throw new IllegalStateException("a bug of Remora's");
+            }
+        });
+        Frame.finish(f);
+        Link.NotSent e = assertThrows(Link.NotSent.class, () -> tx.send(f));
+        assertTrue(e.getMessage().contains("whole"), e.getMessage());
+        assertTrue(!tx.isOpen());
+        assertThrows(EOFException.class, () -> rx.receive((kind, id, len) -> new FrameBuffer(16), 5000));
+    }
+
     /** A fake clock that each pause moves on by {@code pauseNanos}; counts the pauses. */
     private static final class FakeCpu {
         long now;

@@ -231,6 +231,9 @@ public final class FabricLink implements Link {
         } catch (IOException e) {
             close();
             throw e;
+        } catch (RuntimeException | Error e) {
+            close();
+            throw new NotSent(this, e);
         }
     }
 
