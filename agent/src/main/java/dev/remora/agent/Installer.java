@@ -179,6 +179,7 @@ public final class Installer {
                         "always".equals(config.get(Property.FABRIC_UPGRADE)))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
+                .faultSerializer("serializer".equals(config.get(Property.DEBUG_FAULTS)))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))
                         ? dev.remora.rmi.RouterOptions.Serializer.JDK : dev.remora.rmi.RouterOptions.Serializer.FAST)
                 .asyncMethods(Property.methodList(config.get(Property.ASYNC)),

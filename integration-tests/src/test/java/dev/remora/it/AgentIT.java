@@ -178,6 +178,31 @@ class AgentIT {
         assertEquals(1, count(err, "a hook failed"), () -> "reported once, not per call\n" + err);
     }
 
+    /**
+     * Remora's serializer failing as a bug of its own would (remora.debug.faults=serializer): on the server, every
+     * result is written again by JDK serialization on Remora's path; on the client, every call goes by JRMP. Either
+     * way the application gets its results, and each side says why once and counts every time.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aFailingSerializerLeavesItsValuesToJdkSerialization(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        String fault = "-Dremora.debug.faults=serializer";
+        Run server = run(jdk, agent(fault), agent());
+        assertEquals(expected, server.clientOut);
+        String err = server.server.stderr();
+        assertEquals(1, count(err, "[remora] Remora's serializer could not write"), () -> "said once\n" + err);
+        assertTrue(server.server.stat("fallbacks") > 0, server.server::describe); // each counted (stats lines)
+        assertEquals(expectedCalls(server.clientOut), server.client.stat("calls_remora"), server.client::describe);
+
+        Run client = run(jdk, agent(), agent(fault));
+        assertEquals(expected, client.clientOut);
+        String cerr = client.client.stderr();
+        assertEquals(1, count(cerr, "[remora] Remora could not start a call"), () -> "said once\n" + cerr);
+        assertTrue(client.client.stat("calls_jrmp") > 0, client.client::describe); // those with arguments to write
+        assertEquals(client.client.stat("calls_jrmp"), client.client.stat("fallbacks"), client.client::describe);
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void badValueIsNamedAndTheJvmRunsPlainRmi(Jdk jdk) throws Exception {

@@ -208,16 +208,20 @@ final class Dispatcher {
                         thrown = new MarshalException("error marshalling return", new IOException(e.getMessage()
                                 + "; results this large need remora.transport=jrmp"));
                     } catch (Throwable e) {
-                        // JRMP: the normal return is under way, so the exception cannot follow it; its server
-                        // drops the connection (Transport.serviceCall), its client reads EOF. This call alone ends so.
-                        // Said once per kind here, where JRMP says nothing: it may be Remora's own failure.
-                        options.listener.note("reply:" + e.getClass().getName(), "the result of " + c.method
-                                + " could not be written (" + e + "); its caller reads the end of the call, as with"
-                                + " JRMP");
-                        begin(out, Frame.EXCEPTION, Frame.FLAG_BROKEN, c); // no payload: not FAST
-                        Frame.finish(out);
-                        sink.reply(c, out, null);
-                        return;
+                        boolean again = writer != Marshaller.JDK && remorasOwn(e);
+                        pins = again ? byJdk(out, c, mi, result, e) : NOT_WRITTEN;
+                        if (pins == NOT_WRITTEN) {
+                            // JRMP: the normal return is under way, so the exception cannot follow it; its server
+                            // drops the connection (Transport.serviceCall), its client reads EOF. This call alone
+                            // ends so. Said once per kind here, where JRMP says nothing.
+                            options.listener.note("reply:" + e.getClass().getName(), "the result of " + c.method
+                                    + " could not be written (" + e + "); its caller reads the end of the call, as"
+                                    + " with JRMP");
+                            begin(out, Frame.EXCEPTION, Frame.FLAG_BROKEN, c); // no payload: not FAST
+                            Frame.finish(out);
+                            sink.reply(c, out, null);
+                            return;
+                        }
                     }
                 }
             }
@@ -278,6 +282,39 @@ final class Dispatcher {
         Frame.begin(out, kind, d == null ? flags : (byte) (flags | Frame.FLAG_DECLARES), c.callId);
         if (d != null) {
             d.write(out);
+        }
+    }
+
+    /**
+     * Whether {@code e}, thrown while Remora's serializer wrote a value, is Remora's own failure rather than the
+     * application's (a class's writeObject or writeReplace throwing): an Error, or thrown by Remora's code itself.
+     * Such a value is written again by JDK serialization, as plain RMI would have.
+     */
+    static boolean remorasOwn(Throwable e) {
+        if (e instanceof Error) {
+            return true;
+        }
+        StackTraceElement[] trace = e.getStackTrace();
+        return trace.length > 0 && trace[0].getClassName().startsWith("dev.remora.");
+    }
+
+    /** {@link #byJdk}'s answer when the JDK could not write the result either (compared by identity). */
+    private static final List<Remote> NOT_WRITTEN = java.util.Collections.unmodifiableList(new java.util.ArrayList<>());
+
+    /**
+     * The result written again by JDK serialization after Remora's serializer failed on it ({@code e}): its pins
+     * (null: none), or {@link #NOT_WRITTEN}. The caller reads a reply without {@link Frame#FLAG_FAST} with JDK
+     * serialization.
+     */
+    private List<Remote> byJdk(FrameBuffer out, Call c, Marshal.MethodInfo mi, Object result, Throwable e) {
+        try {
+            begin(out, Frame.REPLY, (byte) 0, c);
+            List<Remote> pins = Marshaller.JDK.writeValue(out, mi.result, result);
+            options.listener.fallback("reply-jdk:" + e.getClass().getName(), "Remora's serializer could not write the"
+                    + " result of " + c.method + " (" + e + "); JDK serialization wrote it");
+            return pins;
+        } catch (Throwable again) {
+            return NOT_WRITTEN;
         }
     }
 

@@ -151,10 +151,12 @@ abstract class Marshaller {
     static final class Fast extends Marshaller {
         private final FastChannel ch;
         private final RouterListener listener;
+        private final boolean fault;
 
-        Fast(FastChannel ch, RouterListener listener) {
+        Fast(FastChannel ch, RouterListener listener, boolean fault) {
             this.ch = ch;
             this.listener = listener;
+            this.fault = fault;
         }
 
         @Override
@@ -177,6 +179,7 @@ abstract class Marshaller {
             RmiFastOutput out = ch.beginWrite();
             boolean done = false;
             try {
+                injectFault();
                 for (int i = 0; i < types.length; i++) {
                     put(out, types[i], values[i]);
                 }
@@ -194,6 +197,7 @@ abstract class Marshaller {
             RmiFastOutput out = ch.beginWrite();
             boolean done = false;
             try {
+                injectFault();
                 put(out, type, value);
                 done = true;
             } finally {
@@ -217,6 +221,12 @@ abstract class Marshaller {
                 }
             }
             return finish(b, out);
+        }
+
+        private void injectFault() {
+            if (fault) {
+                throw new InternalError("remora: fault injected into the fast serializer (remora.debug.faults=serializer)");
+            }
         }
 
         private List<Remote> finish(FrameBuffer b, RmiFastOutput out) {

@@ -16,7 +16,7 @@ final class Marshalling {
 
     Marshalling(FastChannel channel, RouterOptions options) {
         this.channel = channel;
-        this.fast = new Marshaller.Fast(channel, options.listener);
+        this.fast = new Marshaller.Fast(channel, options.listener, options.faultSerializer);
         this.writer = options.serializer == RouterOptions.Serializer.FAST ? fast : Marshaller.JDK;
     }
 

@@ -364,6 +364,9 @@ public final class RemoraRouter implements CallRouter {
             } catch (IOException e) {
                 return new Object[] {null, new MarshalException("error marshalling arguments", e)};
             } catch (RuntimeException e) {
+                if (Dispatcher.remorasOwn(e)) {
+                    throw e; // Remora's own failure, nothing sent: the hook has JRMP make the call and says why
+                }
                 return new Object[] {null, e}; // as UnicastRef.invoke: not wrapped
             } catch (MessageTooLargeError e) {
                 // nothing was sent: JRMP's stream has no such bound, so this call goes by JRMP
@@ -395,7 +398,7 @@ public final class RemoraRouter implements CallRouter {
                 if (e instanceof Link.NotSent) {
                     // Remora failed while sending (the frame never left whole; the connection is closed): JRMP
                     // makes this call, and the next opens a new connection
-                    options.listener.note("not-sent", e.getMessage() + "; such calls go by JRMP");
+                    options.listener.fallback("not-sent", e.getMessage() + "; such calls go by JRMP");
                     return null;
                 }
                 // retired (its endpoint moved to a new connection) before this call was written: JRMP makes it

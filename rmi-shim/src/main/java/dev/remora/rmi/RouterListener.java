@@ -9,8 +9,8 @@ public interface RouterListener {
     void note(String key, String message);
 
     /**
-     * A preferred technology could not be used and a lesser one was (fabric to socket): logged once per {@code key}
-     * and counted by the host. Calls still go on Remora's path.
+     * Remora could not do something its own way and did it a lesser way (fabric to socket, a result by JDK
+     * serialization, a call by JRMP): logged once per {@code key} and counted by the host.
      */
     default void fallback(String key, String message) {
         note(key, message);

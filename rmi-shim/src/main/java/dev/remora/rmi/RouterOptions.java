@@ -42,6 +42,7 @@ public final class RouterOptions {
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
+    boolean faultSerializer;
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
     long spareBytes = 16L << 20;
@@ -215,6 +216,15 @@ public final class RouterOptions {
     /** remora.socket.spin: nanoseconds a socket receiver polls (yielding the CPU) before it blocks in read; 0 = never. */
     public RouterOptions socketSpinNanos(long nanos) {
         socketSpinNanos = Math.max(0, nanos);
+        return this;
+    }
+
+    /**
+     * remora.debug.faults=serializer (tests): the fast serializer fails, as a bug of Remora's would, on every call's
+     * arguments and result it writes, to prove that they go by JDK serialization instead.
+     */
+    public RouterOptions faultSerializer(boolean on) {
+        faultSerializer = on;
         return this;
     }
 

@@ -161,8 +161,10 @@ public enum Property {
                     + " Used only when owned by this user and writable by nobody else; off = weave in every JVM."),
     STRICT("remora.strict", "false", values("true", "false"),
             "true: a bad remora.* value or a failed install exits the JVM (status 78) instead of leaving plain RMI."),
-    DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice"),
-            "For tests: advice = every hook throws inside its advice, to prove the host application survives.");
+    DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice", "serializer"),
+            "For tests: advice = every hook throws inside its advice, to prove the host application survives;"
+                    + " serializer = the fast serializer fails on every call's arguments and result, to prove they go"
+                    + " by JDK serialization instead.");
 
     private final String key;
     private final String defaultValue;
