@@ -180,8 +180,9 @@ class AgentIT {
 
     /**
      * Remora's serializer failing as a bug of its own would (remora.debug.faults=serializer): on the server, every
-     * result is written again by JDK serialization on Remora's path; on the client, every call goes by JRMP. Either
-     * way the application gets its results, and each side says why once and counts every time.
+     * result and exception is written again by JDK serialization on Remora's path; on the client, every call with
+     * arguments to write goes by JRMP. Either way the application gets its results, and each side says why once and
+     * counts every time.
      */
     @ParameterizedTest
     @EnumSource(Jdk.class)
@@ -191,7 +192,8 @@ class AgentIT {
         Run server = run(jdk, agent(fault), agent());
         assertEquals(expected, server.clientOut);
         String err = server.server.stderr();
-        assertEquals(1, count(err, "[remora] Remora's serializer could not write"), () -> "said once\n" + err);
+        assertEquals(1, count(err, "[remora] Remora's serializer could not write the result"), () -> "once\n" + err);
+        assertEquals(1, count(err, "[remora] Remora's serializer could not write a call's"), () -> "once\n" + err);
         assertTrue(server.server.stat("fallbacks") > 0, server.server::describe); // each counted (stats lines)
         assertEquals(expectedCalls(server.clientOut), server.client.stat("calls_remora"), server.client::describe);
 

@@ -287,15 +287,26 @@ final class Dispatcher {
 
     /**
      * Whether {@code e}, thrown while Remora's serializer wrote a value, is Remora's own failure rather than the
-     * application's (a class's writeObject or writeReplace throwing): an Error, or thrown by Remora's code itself.
-     * Such a value is written again by JDK serialization, as plain RMI would have.
+     * application's (a class's writeObject or writeReplace throwing): an Error, or an exception thrown by a class of
+     * Remora's own code (the jar, or in tests the directories, of this class and of the serializer). Such a result or
+     * exception is written again by JDK serialization, as plain RMI would have.
      */
     static boolean remorasOwn(Throwable e) {
         if (e instanceof Error) {
             return true;
         }
         StackTraceElement[] trace = e.getStackTrace();
-        return trace.length > 0 && trace[0].getClassName().startsWith("dev.remora.");
+        if (trace.length == 0 || !trace[0].getClassName().startsWith("dev.remora.")) {
+            return false;
+        }
+        try {
+            Class<?> k = Class.forName(trace[0].getClassName(), false, Dispatcher.class.getClassLoader());
+            java.security.CodeSource at = k.getProtectionDomain().getCodeSource();
+            return at != null && (at.equals(Dispatcher.class.getProtectionDomain().getCodeSource())
+                    || at.equals(MessageTooLargeError.class.getProtectionDomain().getCodeSource()));
+        } catch (ClassNotFoundException | LinkageError | RuntimeException x) {
+            return false;
+        }
     }
 
     /** {@link #byJdk}'s answer when the JDK could not write the result either (compared by identity). */
@@ -337,8 +348,19 @@ final class Dispatcher {
             return true;
         } catch (IOException e) {
             return writeAborted(out, Frame.EXCEPTION, c, writer, e);
-        } catch (RuntimeException e) {
-            return false;
+        } catch (Throwable e) {
+            if (writer == Marshaller.JDK || !remorasOwn(e)) {
+                return false;
+            }
+            try { // as a result Remora's serializer failed on (complete)
+                begin(out, Frame.EXCEPTION, (byte) 0, c);
+                Marshaller.JDK.writeThrowable(out, t);
+                options.listener.fallback("exception-jdk:" + e.getClass().getName(), "Remora's serializer could not"
+                        + " write a call's " + t.getClass().getName() + " (" + e + "); JDK serialization wrote it");
+                return true;
+            } catch (Throwable again) {
+                return false;
+            }
         }
     }
 

@@ -213,6 +213,7 @@ abstract class Marshaller {
             RmiFastOutput out = ch.beginWrite();
             boolean done = false;
             try {
+                injectFault();
                 out.writeObject(t);
                 done = true;
             } finally {
@@ -225,7 +226,8 @@ abstract class Marshaller {
 
         private void injectFault() {
             if (fault) {
-                throw new InternalError("remora: fault injected into the fast serializer (remora.debug.faults=serializer)");
+                throw new InternalError("remora: fault injected into the fast serializer"
+                        + " (remora.debug.faults=serializer)");
             }
         }
 

@@ -163,8 +163,8 @@ public enum Property {
             "true: a bad remora.* value or a failed install exits the JVM (status 78) instead of leaving plain RMI."),
     DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice", "serializer"),
             "For tests: advice = every hook throws inside its advice, to prove the host application survives;"
-                    + " serializer = the fast serializer fails on every call's arguments and result, to prove they go"
-                    + " by JDK serialization instead.");
+                    + " serializer = the fast serializer fails on every call's arguments, result and exception, to"
+                    + " prove they go by JDK serialization instead.");
 
     private final String key;
     private final String defaultValue;
