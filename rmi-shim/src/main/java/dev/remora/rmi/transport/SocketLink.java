@@ -81,11 +81,16 @@ final class SocketLink implements Link {
 
     @Override
     public void send(FrameBuffer frame) throws IOException {
+        try {
+            if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
+                frame.absorbTail(); // one write: a second syscall costs more than copying this much
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw new NotSent(this, e);
+        }
         synchronized (sendLock) {
             try {
-                if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
-                    frame.absorbTail(); // one write: a second syscall costs more than copying this much
-                }
                 out.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
                     writeTail(frame.tail());
