@@ -221,7 +221,7 @@ public final class RouterOptions {
 
     /**
      * remora.debug.faults=serializer (tests): the fast serializer fails, as a bug of Remora's would, on every call's
-     * arguments and result it writes, to prove that they go by JDK serialization instead.
+     * arguments, result and exception it writes, to prove that they go by JRMP or JDK serialization instead.
      */
     public RouterOptions faultSerializer(boolean on) {
         faultSerializer = on;

@@ -106,24 +106,28 @@ final class InternalUnsafe {
     }
 
     /**
-     * Where the elements of each kind of array start. Read by reflection, once: Unsafe's {@code ARRAY_*_BASE_OFFSET}
+     * Where the elements of each kind of array start, read once: Unsafe's {@code ARRAY_*_BASE_OFFSET}
      * and {@code arrayBaseOffset} are int on JDK 17 and long on later JDKs, so this class, compiled against one,
      * would not link on the other if it named them. A holder of its own, so that field access never depends on it.
      */
     private static final class ArrayBase {
-        static final long BYTES = read("BYTE");
-        static final long DOUBLES = read("DOUBLE");
-        static final long INTS = read("INT");
-        static final long LONGS = read("LONG");
-        static final long FLOATS = read("FLOAT");
-        static final long CHARS = read("CHAR");
-        static final long SHORTS = read("SHORT");
+        static final long BYTES = read("ARRAY_BYTE_BASE_OFFSET");
+        static final long DOUBLES = read("ARRAY_DOUBLE_BASE_OFFSET");
+        static final long INTS = read("ARRAY_INT_BASE_OFFSET");
+        static final long LONGS = read("ARRAY_LONG_BASE_OFFSET");
+        static final long FLOATS = read("ARRAY_FLOAT_BASE_OFFSET");
+        static final long CHARS = read("ARRAY_CHAR_BASE_OFFSET");
+        static final long SHORTS = read("ARRAY_SHORT_BASE_OFFSET");
 
-        private static long read(String kind) {
+        /** The constant's value, read where it lies: JDK 25's Field.get would spin method handles for it. */
+        private static long read(String field) {
             try {
-                return ((Number) Unsafe.class.getField("ARRAY_" + kind + "_BASE_OFFSET").get(null)).longValue();
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("jdk.internal.misc.Unsafe without ARRAY_" + kind + "_BASE_OFFSET", e);
+                Field f = Unsafe.class.getField(field);
+                Object base = U.staticFieldBase(f);
+                long at = U.staticFieldOffset(f);
+                return f.getType() == long.class ? U.getLong(base, at) : U.getInt(base, at);
+            } catch (NoSuchFieldException e) {
+                throw new IllegalStateException(e);
             }
         }
 
