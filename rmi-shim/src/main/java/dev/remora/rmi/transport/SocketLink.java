@@ -83,25 +83,20 @@ final class SocketLink implements Link {
     public void send(FrameBuffer frame) throws IOException {
         try {
             if (frame.tailLength() > 0 && frame.tailLength() < TAIL_WRITE_MIN) {
-                frame.absorbTail(); // one write: a second syscall costs more than copying this much
+                frame.absorbTail(); // one write, and the copy outside the lock: a second syscall costs more
             }
-        } catch (RuntimeException | Error e) {
-            close();
-            throw new NotSent(this, e);
-        }
-        synchronized (sendLock) {
-            try {
+            synchronized (sendLock) {
                 out.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
                     writeTail(frame.tail());
                 }
-            } catch (IOException e) {
-                close();
-                throw e;
-            } catch (RuntimeException | Error e) {
-                close();
-                throw new NotSent(this, e);
             }
+        } catch (IOException e) {
+            close();
+            throw e;
+        } catch (RuntimeException | Error e) {
+            close();
+            throw new NotSent(this, e);
         }
     }
 

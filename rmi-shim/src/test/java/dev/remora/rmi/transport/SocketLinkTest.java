@@ -120,30 +120,10 @@ class SocketLinkTest {
         Link rx = new SocketTechnology(1 << 20, 0).open(b, false);
         FrameBuffer f = new FrameBuffer(64).allowTail();
         Frame.begin(f, Frame.CALL, (byte) 0, 5);
-        f.setTail(new FrameBuffer.Tail() {
-            @Override
-            public int length() {
-                return size;
-            }
-
-            @Override
-            public int pieces() {
-                return 1;
-            }
-
+        f.setTail(new ArrayTail(new byte[size], 0, size) {
             @Override
             public Object piece(int i) {
                 return new boolean[size]; // copyPiece refuses it, as it would fail on a bug of its own
-            }
-
-            @Override
-            public int pieceOffset(int i) {
-                return 0;
-            }
-
-            @Override
-            public int pieceLength(int i) {
-                return size;
             }
 
             @Override

@@ -1,7 +1,7 @@
 package dev.remora.rmi.wire;
 
-/** Tests' tail: one range of a byte array (FastChannel's tails are the serializer's pieces). */
-public final class ArrayTail implements FrameBuffer.Tail {
+/** Tests' tail: one range of a byte array (FastChannel's tails are the serializer's pieces); tests may override. */
+public class ArrayTail implements FrameBuffer.Tail {
     private final byte[] a;
     private final int off;
     private final int len;
