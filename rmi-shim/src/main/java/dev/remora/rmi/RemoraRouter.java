@@ -503,10 +503,11 @@ public final class RemoraRouter implements CallRouter {
         if (readTimeout > 0) {
             socket.setSoTimeout(readTimeout); // as ConnectionHandler.run0 does before it reads a byte
         }
-        InputStream in = socket.getInputStream();
+        InputStream in;
         byte[] head = new byte[Frame.HELLO_LENGTH];
         int n = 0;
         try {
+            in = socket.getInputStream();
             while (n < 4) { // blocks as JRMP's own first read would, as long
                 int k = in.read(head, n, 4 - n);
                 if (k < 0) {
@@ -514,8 +515,10 @@ public final class RemoraRouter implements CallRouter {
                 }
                 n += k;
             }
-        } catch (SocketTimeoutException e) {
-            socket.close(); // as run0, whose read would have timed out: the connection is closed
+        } catch (IOException e) {
+            // as run0, whose first read would have failed the same way (timed out, reset, or the socket's input shut
+            // by the JVM's exit, ExitRelease): the connection is closed, and nothing is printed
+            socket.close();
             return null;
         }
         if (n < 4 || FrameBuffer.getInt(head, 0) != Frame.MAGIC) {
