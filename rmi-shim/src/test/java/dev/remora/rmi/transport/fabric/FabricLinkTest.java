@@ -309,6 +309,31 @@ class FabricLinkTest {
     }
 
     /**
+     * Remora's own code failing while it gathers a frame's tail (here a piece that is no primitive array, as a bug of
+     * its own would give): the sender is told the frame did not leave whole, the link is closed, and the peer's
+     * blocked receive ends with the end of the connection instead of waiting for a frame that will not come.
+     */
+    @Test
+    void aFrameRemoraFailsToSendWholeClosesTheLink() throws Exception {
+        open("auto");
+        Future<Throwable> blocked = blockedReceive();
+        int size = 100_000;
+        FrameBuffer f = new FrameBuffer(64).allowTail();
+        Frame.begin(f, Frame.CALL, (byte) 0, 5);
+        f.setTail(new ArrayTail(new byte[size], 0, size) {
+            @Override
+            public Object piece(int i) {
+                return "a bug of Remora's"; // the gather refuses it
+            }
+        });
+        Frame.finish(f);
+        Link.NotSent e = assertThrows(Link.NotSent.class, () -> client.send(f));
+        assertTrue(e.getMessage().contains("whole"), e.getMessage());
+        assertFalse(client.isOpen());
+        assertInstanceOf(EOFException.class, blocked.get(5, TimeUnit.SECONDS));
+    }
+
+    /**
      * At JVM exit (remora.exit.fast) every thread the links keep in native code must leave it, or the JVM waits up to
      * 300 ms for it: a receive blocked in libfabric ends with end of stream, both liveness watchers end, and nothing is
      * reported (an exit is no peer failure).
