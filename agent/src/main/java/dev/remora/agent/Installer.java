@@ -180,6 +180,7 @@ public final class Installer {
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .faultSerializer("serializer".equals(config.get(Property.DEBUG_FAULTS)))
+                .faultSend("send".equals(config.get(Property.DEBUG_FAULTS)))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))
                         ? dev.remora.rmi.RouterOptions.Serializer.JDK : dev.remora.rmi.RouterOptions.Serializer.FAST)
                 .asyncMethods(Property.methodList(config.get(Property.ASYNC)),

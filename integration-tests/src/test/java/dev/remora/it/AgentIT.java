@@ -205,6 +205,36 @@ class AgentIT {
         assertEquals(client.client.stat("calls_jrmp"), client.client.stat("fallbacks"), client.client::describe);
     }
 
+    /**
+     * Remora's own code failing partway through sending a call's frame (remora.debug.faults=send on the client: its
+     * first call frame, of which the server got the head): that call goes by JRMP, the server is not left waiting for
+     * the rest, the next calls go on Remora's path over a new connection, and the reason is said once and counted.
+     * FabricIT has the same over fabric.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aCallWhoseFrameFailsToLeaveGoesByJrmp(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        Run r = run(jdk, agent("-Dremora.transport=socket"),
+                agent("-Dremora.transport=socket", "-Dremora.debug.faults=send"));
+        assertEquals(expected, r.clientOut);
+        String err = r.client.stderr();
+        assertEquals(1, count(err, "[remora] Remora could not send a frame to "), () -> "said once\n" + err);
+        assertTrue(err.contains(NOT_SENT), err);
+        assertEquals(1, r.client.stat("calls_jrmp"), r.client::describe);
+        assertEquals(1, r.client.stat("fallbacks"), r.client::describe);
+        assertEquals(expectedCalls(r.clientOut) - 1, r.client.stat("calls_remora"), r.client::describe);
+        // the connection that failed, its replacement, and the one the server's callbacks came in on
+        assertEquals(3, r.client.stat("links_socket"), r.client::describe);
+        // the server read the head of a frame and then the end of its connection: nothing to report
+        assertEquals(List.of(), r.server.stderr().lines().filter(l -> !l.startsWith("[remora] stats"))
+                .collect(java.util.stream.Collectors.toList()), r.server::describe);
+    }
+
+    /** What a JVM says, once, when it leaves a call whose frame did not leave whole (remora.debug.faults=send). */
+    public static final String NOT_SENT = "whole (java.lang.IllegalStateException: fault injected while sending a frame"
+            + " (remora.debug.faults=send)); its connection is closed; such calls go by JRMP";
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void badValueIsNamedAndTheJvmRunsPlainRmi(Jdk jdk) throws Exception {

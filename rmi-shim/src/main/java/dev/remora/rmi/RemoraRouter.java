@@ -3,6 +3,7 @@ package dev.remora.rmi;
 import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.SendFaults;
 import dev.remora.rmi.transport.SocketTechnology;
 import dev.remora.rmi.transport.Technology;
 import dev.remora.rmi.transport.fabric.FabricLink;
@@ -76,6 +77,9 @@ public final class RemoraRouter implements CallRouter {
         this.dispatcher = new Dispatcher(options);
         this.localCalls = new LocalCall(options, dispatcher);
         this.api = new ExplicitAsync(this, options);
+        if (options.faultSend) {
+            SendFaults.enable();
+        }
         Technology socket = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
         if (options.transport == RouterOptions.Transport.SOCKET) {
             this.technologies = new Technology[] {socket};
@@ -379,7 +383,7 @@ public final class RemoraRouter implements CallRouter {
                     sent = true; // sendOneway gives the place back itself when it fails
                     c.sendOneway(out);
                 } catch (IOException e) {
-                    return new Object[] {null, broken(c, e)};
+                    return unsent(c, e);
                 }
                 return SENT;
             }
@@ -395,14 +399,8 @@ public final class RemoraRouter implements CallRouter {
                 }
             } catch (IOException e) {
                 c.unregister(pc);
-                if (e instanceof Link.NotSent) {
-                    // Remora failed while sending (the frame never left whole; the connection is closed): JRMP
-                    // makes this call, and the next opens a new connection
-                    options.listener.fallback("not-sent", e.getMessage() + "; such calls go by JRMP");
-                    return null;
-                }
                 // retired (its endpoint moved to a new connection) before this call was written: JRMP makes it
-                return e instanceof ClientConnection.Retired ? null : new Object[] {null, broken(c, e)};
+                return e instanceof ClientConnection.Retired ? null : unsent(c, e);
             }
             return SENT;
         } finally {
@@ -413,6 +411,23 @@ public final class RemoraRouter implements CallRouter {
                 c.unreserveOneway();
             }
         }
+    }
+
+    /**
+     * A call or one-way call whose frame did not leave whole, and the connection with it. When Remora's own code failed
+     * while sending ({@link Link.NotSent}), JRMP makes the call (a one-way one too, waiting for its reply), and the
+     * next call opens a new connection; unless one-way calls sent earlier on that connection were not confirmed: they
+     * may not have run, and may still be waiting to run on the server, where JRMP's call could overtake them, so this
+     * call reports them, as any call that meets a broken connection does.
+     */
+    private Object[] unsent(ClientConnection c, IOException e) {
+        IOException unconfirmed = c.takeUnconfirmed();
+        if (unconfirmed == null && e instanceof Link.NotSent) {
+            options.listener.fallback("not-sent", e.getMessage() + "; such calls go by JRMP");
+            return null;
+        }
+        return new Object[] {null, new UnmarshalException("Error unmarshaling return header",
+                unconfirmed != null ? unconfirmed : e)};
     }
 
     /**

@@ -43,6 +43,7 @@ public final class RouterOptions {
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
     boolean faultSerializer;
+    boolean faultSend;
     Serializer serializer = Serializer.FAST;
     TypeCacheMode typeCache = TypeCacheMode.CONNECTION;
     long spareBytes = 16L << 20;
@@ -225,6 +226,16 @@ public final class RouterOptions {
      */
     public RouterOptions faultSerializer(boolean on) {
         faultSerializer = on;
+        return this;
+    }
+
+    /**
+     * remora.debug.faults=send (tests): the JVM's first call frame and first one-way frame fail partway through their
+     * send, as a bug of Remora's in the send path would ({@link dev.remora.rmi.transport.SendFaults}), to prove that
+     * those calls go by JRMP instead.
+     */
+    public RouterOptions faultSend(boolean on) {
+        faultSend = on;
         return this;
     }
 

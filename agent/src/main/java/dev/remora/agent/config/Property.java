@@ -161,10 +161,11 @@ public enum Property {
                     + " Used only when owned by this user and writable by nobody else; off = weave in every JVM."),
     STRICT("remora.strict", "false", values("true", "false"),
             "true: a bad remora.* value or a failed install exits the JVM (status 78) instead of leaving plain RMI."),
-    DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice", "serializer"),
+    DEBUG_FAULTS("remora.debug.faults", "none", values("none", "advice", "serializer", "send"),
             "For tests: advice = every hook throws inside its advice, to prove the host application survives;"
                     + " serializer = the fast serializer fails on every call's arguments, result and exception, to"
-                    + " prove they go by JDK serialization instead.");
+                    + " prove they go by JDK serialization instead; send = the first call and the first one-way call"
+                    + " fail partway through their send, to prove they go by JRMP instead.");
 
     private final String key;
     private final String defaultValue;

@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * step (FUTURES: ten futures of one thread run at once on the server): async expects Remora's asynchronous calls (the agent on both sides), sync plain RMI's synchronous ones (no
  * agent here), with the same results. {@code AsyncClient <registryPort> kill <file>} leaves one-way calls, a
  * future and a {@code Remora.async} task pending, prints PENDING, waits for {@code file} (the test kills the server first), then checks that the next
- * call and the future throw RemoteExceptions. Exits 1 at the first surprise.
+ * call and the future throw RemoteExceptions. {@code AsyncClient <registryPort> fault}: one thread's one-way calls when
+ * Remora fails to send frames ({@link #fault}). Exits 1 at the first surprise.
  */
 public final class AsyncClient {
     public static void main(String[] args) throws Exception {
@@ -27,6 +28,10 @@ public final class AsyncClient {
         ledger.entries(-1); // the first call: synchronous, its reply tells the client what is asynchronous
         if (mode.equals("kill")) {
             kill(ledger, args[2]);
+            return;
+        }
+        if (mode.equals("fault")) {
+            fault(ledger);
             return;
         }
         boolean async = mode.equals("async");
@@ -103,6 +108,23 @@ public final class AsyncClient {
         }
         pool.shutdown();
         System.out.println("ORDER-OK");
+    }
+
+    /**
+     * With remora.debug.faults=send here: the first call frame (entries(-1) above) and the first one-way frame fail to
+     * leave, and both calls go by JRMP; one thread's one-way calls all run, in its order.
+     */
+    private static void fault(Ledger ledger) throws Exception {
+        int calls = 50;
+        for (int i = 0; i < calls; i++) {
+            ledger.add(0, i);
+        }
+        int[] seen = ledger.entries(0);
+        check(seen.length == calls, seen.length + " of " + calls + " one-way calls ran");
+        for (int i = 0; i < calls; i++) {
+            check(seen[i] == i, "entry " + i + " is call " + seen[i]);
+        }
+        System.out.println("FAULT-OK");
     }
 
     private static void kill(Ledger ledger, String file) throws Exception {

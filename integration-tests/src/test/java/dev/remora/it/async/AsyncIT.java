@@ -169,6 +169,29 @@ class AsyncIT {
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
     }
 
+    /**
+     * Remora's own code failing partway through sending a frame (remora.debug.faults=send on the client: its first call
+     * frame, then its first one-way frame): each of those calls goes by JRMP, the one-way one too (no earlier one-way
+     * call of its connection was left unconfirmed), and the next ones over a new connection, so that all of one
+     * thread's one-way calls run, in its order, and the application sees no error.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aOnewayCallWhoseFrameFailsToLeaveGoesByJrmp(Jdk jdk) throws Exception {
+        jdk.require();
+        String socket = "-Dremora.transport=socket";
+        Jvm[] r = run(jdk, server(socket), client(true, socket, "-Dremora.debug.faults=send"), AsyncClient.class,
+                "fault");
+        Jvm client = r[0];
+        assertEquals(List.of("FAULT-OK"), client.stdoutLines(), client::describe);
+        assertEquals(2, client.stat("calls_jrmp"), client::describe); // entries(-1), add(0, 1)
+        assertEquals(2, client.stat("fallbacks"), client::describe);
+        // add(0, 0) and add(0, 2) are the first calls on their connections, synchronous until the reply declares add
+        assertEquals(47, client.stat("oneway_calls"), client::describe);
+        assertEquals(3, client.stat("links_socket"), client::describe);
+        assertEquals(0, client.stat("oneway_unconfirmed"), client::describe);
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void withNothingDeclaredTheClientsStatsNameTheVoidMethodsThatCouldBeOneway(Jdk jdk) throws Exception {

@@ -169,6 +169,19 @@ class FabricIT {
                 .filter(l -> l.contains("remora.transport=fabric but remora.native=false")).count();
         assertEquals(1, warnings, off::describe);
         assertTrue(!off.stderr().contains(" over shm"), off::describe);
+
+        // Remora's own code failing while it sends a call's frame (remora.debug.faults=send: the first call frame):
+        // that call goes by JRMP, the next ones over a new fabric link (AgentIT: the same over sockets)
+        Jvm faulty = calc(jdk, agent(), agent("-Dremora.debug.faults=send"))[0];
+        assertEquals(vanilla, faulty.stdoutLines());
+        assertEquals(1, faulty.stat("calls_jrmp"), faulty::describe);
+        assertEquals(calls - 1, faulty.stat("calls_remora"), faulty::describe);
+        assertEquals(1, faulty.stat("fallbacks"), faulty::describe);
+        assertEquals(3, faulty.stat("links_fabric"), faulty::describe); // and the callbacks' link
+        long said = faulty.stderr().lines().filter(l -> !l.contains("stats:"))
+                .filter(l -> l.contains("fault injected while sending a frame (remora.debug.faults=send)")
+                        && l.contains("such calls go by JRMP")).count();
+        assertEquals(1, said, faulty::describe);
     }
 
     @ParameterizedTest

@@ -86,6 +86,11 @@ final class SocketLink implements Link {
                 frame.absorbTail(); // one write, and the copy outside the lock: a second syscall costs more
             }
             synchronized (sendLock) {
+                if (SendFaults.due(frame)) {
+                    out.write(frame.array(), 0, Frame.HEADER); // the head alone: the peer waits for the rest
+                    out.flush();
+                    throw SendFaults.fault();
+                }
                 out.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
                     writeTail(frame.tail());

@@ -7,6 +7,7 @@ import dev.remora.rmi.transport.CpuWatch;
 import dev.remora.rmi.transport.HostSpinners;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
+import dev.remora.rmi.transport.SendFaults;
 import dev.remora.rmi.transport.SpinBackoff;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
@@ -221,6 +222,9 @@ public final class FabricLink implements Link {
 
     private void post(FrameBuffer frame) throws IOException {
         try {
+            if (SendFaults.due(frame)) {
+                throw SendFaults.fault();
+            }
             if (frame.tailLength() > 0) {
                 sendWithTail(frame);
             } else {
