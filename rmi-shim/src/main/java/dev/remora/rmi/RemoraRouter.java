@@ -334,8 +334,12 @@ public final class RemoraRouter implements CallRouter {
 
     /** An UnmarshalException for a call that met a broken connection: with the lost one-way calls, if any. */
     static UnmarshalException broken(ClientConnection c, java.io.IOException e) {
-        java.io.IOException u = c.takeUnconfirmed();
-        return new UnmarshalException("Error unmarshaling return header", u != null ? u : e);
+        return broken(c.takeUnconfirmed(), e);
+    }
+
+    /** The same, with the lost one-way calls already taken from the connection ({@code unconfirmed}, or null). */
+    private static UnmarshalException broken(java.io.IOException unconfirmed, java.io.IOException e) {
+        return new UnmarshalException("Error unmarshaling return header", unconfirmed != null ? unconfirmed : e);
     }
 
     /**
@@ -426,8 +430,7 @@ public final class RemoraRouter implements CallRouter {
             options.listener.fallback("not-sent", e.getMessage() + "; such calls go by JRMP");
             return null;
         }
-        return new Object[] {null, new UnmarshalException("Error unmarshaling return header",
-                unconfirmed != null ? unconfirmed : e)};
+        return new Object[] {null, broken(unconfirmed, e)};
     }
 
     /**
