@@ -46,13 +46,16 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     private final FrameBuffer discard = new FrameBuffer(256);
     private final long idleCheckNanos;
     private final int responseTimeoutMillis;
-    /** Each calling thread's lane and whether a call of it is in flight (see {@link #takeLane}). */
-    private final ThreadLocal<int[]> myLane = new ThreadLocal<>();
-    /** The thread holding each lane (lane n at n - 1), weakly: a dead thread pins nothing; guarded by laneLock. */
-    @SuppressWarnings("unchecked")
-    private WeakReference<Thread>[] laneHolders = new WeakReference[8];
-    private int lanesMade;
+    /** Each calling thread's use of this connection's lanes (see {@link #takeLane}). */
+    private final ThreadLocal<LaneUse> myLane = new ThreadLocal<>();
     private final Object laneLock = new Object();
+    /** Lanes no call holds and no thread keeps, the one freed last at the end; guarded by laneLock. */
+    private int[] freeLanes = new int[8];
+    private int freeCount;
+    /** The thread keeping each lane (lane n at n - 1), weakly, or null; guarded by laneLock. */
+    @SuppressWarnings("unchecked")
+    private WeakReference<Thread>[] keepers = new WeakReference[8];
+    private int lanesMade;
     private PendingCall deliverTo; // guarded by readLock
     private volatile IOException dead;
     private volatile long lastUse = System.nanoTime();
@@ -336,62 +339,118 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     }
 
     /**
-     * The calling thread's lane: what a JRMP connection is to its client thread. JRMP serves each connection on one
-     * server thread, so a thread that keeps calling keeps its server thread; Remora multiplexes calls on one
-     * connection, so it numbers the connections they would have had. A thread keeps its lane while it lives (the
-     * server serves a lane on one thread while its calls keep coming, see {@link ServerConnection}); a dead thread's
-     * lane goes to the next new calling thread, as JRMP hands a freed connection on. 0 is no lane: a second call of a
-     * thread whose lane is busy (a call made while one of its own is in flight), or after 65534 live calling threads
+     * A lane for the calling thread's call: what a JRMP connection is to a call. JRMP serves each connection on one
+     * server thread and hands a calling thread the connection freed last ({@code TCPChannel}'s free list), so a thread
+     * that calls alone keeps its server thread, threads that take turns share one, and threads that call at once each
+     * get their own. Remora multiplexes calls on one connection, so it numbers the connections they would have had
+     * and hands them out the same way (the server serves a lane on one thread while its calls keep coming, see
+     * {@link ServerConnection}). A thread that made a one-way call keeps its lane ({@link #keepLane}). 0 is no lane:
+     * a second call of a thread whose call is in flight (made from inside its marshalling), or after 65534 lanes
      * ({@link Frame#LANE_ANY} is a future call's).
      */
     int takeLane() {
-        int[] mine = myLane.get();
-        if (mine == null) {
-            mine = new int[] {newLane(), 0};
-            myLane.set(mine);
+        LaneUse u = myLane.get();
+        if (u == null) {
+            u = new LaneUse();
+            myLane.set(u);
         }
-        if (mine[1] != 0) {
+        if (u.busy) {
             return 0;
         }
-        mine[1] = 1;
-        return mine[0];
+        if (u.lane == 0) {
+            u.lane = freeLane(u.kept ? Thread.currentThread() : null);
+        }
+        u.busy = u.lane != 0;
+        return u.lane;
     }
 
     void releaseLane(int lane) {
-        int[] mine = myLane.get();
-        if (lane != 0 && mine != null && mine[0] == lane) {
-            mine[1] = 0;
+        LaneUse u = myLane.get();
+        if (lane == 0 || u == null || u.lane != lane) {
+            return;
+        }
+        u.busy = false;
+        if (!u.kept) {
+            u.lane = 0;
+            synchronized (laneLock) {
+                if (freeCount == freeLanes.length) {
+                    freeLanes = Arrays.copyOf(freeLanes, freeCount * 2);
+                }
+                freeLanes[freeCount++] = lane;
+            }
         }
     }
 
     /**
-     * The calling thread's call on its lane timed out: the thread takes a new lane for its next call, as JRMP
-     * discards a connection whose read timed out, whose server thread may still be busy with the call. The old lane
-     * stays out of use while the thread lives.
+     * The calling thread is about to make a one-way call: from now on it keeps its lane, so that the server runs its
+     * later calls after its one-way ones, on the thread that ran those. A dead thread's lane is used again.
      */
-    void abandonLane() {
-        myLane.remove();
-    }
-
-    private int newLane() {
-        Thread me = Thread.currentThread();
-        synchronized (laneLock) {
-            for (int i = 0; i < lanesMade; i++) {
-                Thread t = laneHolders[i].get();
-                if (t == null || !t.isAlive()) {
-                    laneHolders[i] = new WeakReference<>(me);
-                    return i + 1;
+    void keepLane() {
+        LaneUse u = myLane.get();
+        if (u == null) {
+            u = new LaneUse();
+            myLane.set(u);
+        }
+        if (!u.kept && !u.busy) {
+            u.kept = true;
+            if (u.lane != 0) {
+                synchronized (laneLock) {
+                    keepers[u.lane - 1] = new WeakReference<>(Thread.currentThread());
                 }
             }
-            if (lanesMade == Frame.LANE_ANY - 1) {
-                return 0;
-            }
-            if (lanesMade == laneHolders.length) {
-                laneHolders = Arrays.copyOf(laneHolders, lanesMade * 2);
-            }
-            laneHolders[lanesMade++] = new WeakReference<>(me);
-            return lanesMade;
         }
+    }
+
+    /**
+     * The calling thread's call on its lane timed out: the lane stays out of use while the thread lives, as JRMP
+     * discards a connection whose read timed out, whose server thread may still be busy with the call; the thread's
+     * next call takes another.
+     */
+    void abandonLane() {
+        LaneUse u = myLane.get();
+        if (u == null || u.lane == 0) {
+            return;
+        }
+        synchronized (laneLock) {
+            keepers[u.lane - 1] = new WeakReference<>(Thread.currentThread());
+        }
+        u.lane = 0;
+        u.busy = false;
+    }
+
+    /** The lane freed last, else a dead keeper's, else a new one; kept by {@code keeper} if not null. */
+    private int freeLane(Thread keeper) {
+        synchronized (laneLock) {
+            int lane = 0;
+            if (freeCount > 0) {
+                lane = freeLanes[--freeCount];
+            } else {
+                for (int i = 0; i < lanesMade && lane == 0; i++) {
+                    Thread t = keepers[i] == null ? null : keepers[i].get();
+                    if (keepers[i] != null && (t == null || !t.isAlive())) {
+                        keepers[i] = null;
+                        lane = i + 1;
+                    }
+                }
+                if (lane == 0 && lanesMade < Frame.LANE_ANY - 1) {
+                    if (lanesMade == keepers.length) {
+                        keepers = Arrays.copyOf(keepers, lanesMade * 2);
+                    }
+                    lane = ++lanesMade;
+                }
+            }
+            if (lane != 0 && keeper != null) {
+                keepers[lane - 1] = new WeakReference<>(keeper);
+            }
+            return lane;
+        }
+    }
+
+    /** A thread's lane: the one its call in flight holds, or the one it keeps. */
+    private static final class LaneUse {
+        int lane;
+        boolean busy;
+        boolean kept;
     }
 
     boolean isDead() {

@@ -293,6 +293,7 @@ public final class RemoraRouter implements CallRouter {
             return new Object[] {null, broken(c, e)};
         }
         PendingCall pc = calls.get();
+        c.keepLane();
         int lane = c.takeLane();
         try {
             Object[] failed = send(c, pc, Frame.ONEWAY, lane, id, hash, mi, args);

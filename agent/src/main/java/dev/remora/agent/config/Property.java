@@ -98,12 +98,13 @@ public enum Property {
     TYPECACHE("remora.typecache", "connection", values("connection", "call"),
             "Fast serializer's type cache: connection = a class is described once per connection, call = every call."),
     DISPATCH("remora.dispatch", "auto", values("auto", "pool", "inline"),
-            "Server threads for Remora calls. Whatever the mode, a client thread that keeps calling is served by one"
-                    + " server thread, as by its JRMP connection's thread. auto = the first client thread on the"
-                    + " receiving thread, others on pool threads, and a pool thread takes over receiving when a call"
-                    + " runs longer than remora.dispatch.handoff; pool = always pool threads; inline = always the"
-                    + " receiving thread (every client thread of a JVM on one server thread; a blocked call holds up"
-                    + " its connection)."),
+            "Server threads for Remora calls. Whatever the mode, server threads are shared out as JRMP's connections"
+                    + " are: a client thread that calls alone keeps its server thread, client threads that take turns"
+                    + " share one, client threads that call at once get one each. auto = the calls of the first"
+                    + " client thread (or turn-takers) on the receiving thread, others on pool threads, and a pool"
+                    + " thread takes over receiving when a call runs longer than remora.dispatch.handoff; pool ="
+                    + " always pool threads; inline = always the receiving thread (every client thread of a JVM on"
+                    + " one server thread; a blocked call holds up its connection)."),
     DISPATCH_HANDOFF("remora.dispatch.handoff", "20000", integer(10, 60_000_000),
             "Microseconds a call may run on the receiving thread (remora.dispatch=auto) before a pool thread takes"
                     + " over receiving on its connection (the calling client thread keeps that thread; while it is the"
