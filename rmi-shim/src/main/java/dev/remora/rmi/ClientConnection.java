@@ -391,14 +391,7 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
             u = new LaneUse();
             myLane.set(u);
         }
-        if (!u.kept && !u.busy) {
-            u.kept = true;
-            if (u.lane != 0) {
-                synchronized (laneLock) {
-                    keepers[u.lane - 1] = new WeakReference<>(Thread.currentThread());
-                }
-            }
-        }
+        u.kept = true; // a thread not in a call holds no lane: its next takeLane takes one and keeps it
     }
 
     /**
