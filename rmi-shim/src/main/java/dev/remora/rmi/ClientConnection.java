@@ -349,11 +349,7 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
      * ({@link Frame#LANE_ANY} is a future call's).
      */
     int takeLane() {
-        LaneUse u = myLane.get();
-        if (u == null) {
-            u = new LaneUse();
-            myLane.set(u);
-        }
+        LaneUse u = laneUse();
         if (u.busy) {
             return 0;
         }
@@ -386,12 +382,7 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
      * later calls after its one-way ones, on the thread that ran those. A dead thread's lane is used again.
      */
     void keepLane() {
-        LaneUse u = myLane.get();
-        if (u == null) {
-            u = new LaneUse();
-            myLane.set(u);
-        }
-        u.kept = true; // a thread not in a call holds no lane: its next takeLane takes one and keeps it
+        laneUse().kept = true; // a thread not in a call holds no lane: its next takeLane takes one and keeps it
     }
 
     /**
@@ -409,6 +400,15 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
         }
         u.lane = 0;
         u.busy = false;
+    }
+
+    private LaneUse laneUse() {
+        LaneUse u = myLane.get();
+        if (u == null) {
+            u = new LaneUse();
+            myLane.set(u);
+        }
+        return u;
     }
 
     /** The lane freed last, else a dead keeper's, else a new one; kept by {@code keeper} if not null. */
