@@ -12,6 +12,7 @@ import java.rmi.RemoteException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -117,6 +118,17 @@ class ThreadAffinityTest {
         throw new NoSuchMethodException(name);
     }
 
+    /** A client thread's task: one call, its result; whatever the call threw fails the test. */
+    private static Callable<Object> calling(Rig rig, Object ref, String method, Object... args) {
+        return () -> {
+            try {
+                return rig.result(ref, m(method), args);
+            } catch (Throwable e) {
+                throw new AssertionError(e);
+            }
+        };
+    }
+
     /** A hand-off time (auto) far shorter than the configure call: the reader always hands off during it. */
     private static Rig rig(RouterOptions.Dispatch d) throws Exception {
         return new Rig(Rig.options(Serializer.FAST), Rig.options(Serializer.FAST).dispatch(d).handoffMicros(1000));
@@ -171,13 +183,10 @@ class ThreadAffinityTest {
                 java.util.Set<String> serverThreads = ConcurrentHashMap.newKeySet();
                 for (int i = 0; i < 60; i++) {
                     String client = "turn-" + i;
+                    Callable<Object> configure = calling(rig, ref, "configure", client, 0);
                     clients.submit(() -> {
                         clientThreads.add(Thread.currentThread().getName());
-                        try {
-                            return serverThreads.add((String) rig.result(ref, m("configure"), client, 0));
-                        } catch (Throwable e) {
-                            throw new AssertionError(e);
-                        }
+                        return serverThreads.add((String) configure.call());
                     }).get(30, TimeUnit.SECONDS);
                 }
                 assertEquals(3, clientThreads.size(), "the pool's three threads called in turn");
@@ -204,13 +213,7 @@ class ThreadAffinityTest {
                     impl.meeting = all;
                     List<Future<Object>> fs = new ArrayList<>();
                     for (int t = 0; t < 4; t++) {
-                        fs.add(clients.submit(() -> {
-                            try {
-                                return rig.result(ref, m("meet"));
-                            } catch (Throwable e) {
-                                throw new AssertionError(e);
-                            }
-                        }));
+                        fs.add(clients.submit(calling(rig, ref, "meet")));
                     }
                     java.util.Set<Object> servers = new java.util.HashSet<>();
                     for (Future<Object> f : fs) {
@@ -235,26 +238,15 @@ class ThreadAffinityTest {
             ExecutorService blocker = Executors.newSingleThreadExecutor();
             try {
                 rig.result(ref, m("check"), "warm-up", 0);
-                Future<Object> blocked = blocker.submit(() -> {
-                    try {
-                        return rig.result(ref, m("block"));
-                    } catch (Throwable e) {
-                        throw new AssertionError(e);
-                    }
-                });
+                Future<Object> blocked = blocker.submit(calling(rig, ref, "block"));
                 assertTrue(impl.blocked.await(10, TimeUnit.SECONDS));
                 assertEquals(List.of(), session(rig, ref, "other", 20), "served while another client thread blocks");
                 assertFalse(blocked.isDone());
                 impl.gate.countDown();
                 String blockedOn = (String) blocked.get(10, TimeUnit.SECONDS);
                 // the blocking client thread's next call comes to the thread that served its blocked one
-                assertEquals(blockedOn, blocker.submit(() -> {
-                    try {
-                        return rig.result(ref, m("configure"), "blocker", 0);
-                    } catch (Throwable e) {
-                        throw new AssertionError(e);
-                    }
-                }).get(10, TimeUnit.SECONDS));
+                assertEquals(blockedOn,
+                        blocker.submit(calling(rig, ref, "configure", "blocker", 0)).get(10, TimeUnit.SECONDS));
             } finally {
                 blocker.shutdownNow();
             }
