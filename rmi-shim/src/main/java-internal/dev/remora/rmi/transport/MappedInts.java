@@ -16,15 +16,26 @@ final class MappedInts {
     private static final Unsafe U = Unsafe.getUnsafe();
     private static final long ADDRESS = U.objectFieldOffset(Buffer.class, "address");
 
-    private final MappedByteBuffer map; // kept: the mapping lives as long as its buffer
+    private final Object mapping; // kept: the mapping lives as long as its buffer or segment
     private final long base;
 
+    /** {@code map}'s ints, from byte {@code 0}. */
     MappedInts(MappedByteBuffer map) {
-        this.map = map;
-        this.base = U.getLong(map, ADDRESS);
+        this(map, U.getLong(map, ADDRESS));
+    }
+
+    /** The ints at {@code base}, a mapping that lives as long as {@code mapping} (a buffer or a memory segment). */
+    MappedInts(Object mapping, long base) {
+        this.mapping = mapping;
+        this.base = base;
         if (base == 0) {
-            throw new IllegalStateException("mapped buffer without an address");
+            throw new IllegalStateException("mapping without an address");
         }
+    }
+
+    /** Whether the mapping is a memory segment (JDK 22+), not a buffer. */
+    boolean segment() {
+        return !(mapping instanceof MappedByteBuffer);
     }
 
     int getVolatile(int off) {

@@ -2,7 +2,9 @@ package dev.remora.rmi.transport;
 
 import dev.remora.rmi.jdk.SystemThreads;
 import java.io.IOException;
+import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
@@ -47,8 +49,9 @@ public final class HostSpinners {
     private static volatile HostSpinners jvm;
     private static final AtomicBoolean OPENING = new AtomicBoolean();
 
-    private final MappedByteBuffer map; // null: no shared file
-    private final MappedInts ints; // with UNSAFE, else null (the var handle is used)
+    private final MappedByteBuffer map; // without UNSAFE, the file (the var handle is used), else null
+    private final MappedInts ints; // with UNSAFE, the file by address, else null
+    private final boolean shared; // false: no shared file
     private final int slot; // byte offset of this JVM's slot
     private final int[] gone = new int[SLOTS]; // per slot, the pid found gone there (this reader's view), or 0
     private long nextLivenessCheck = System.nanoTime();
@@ -57,6 +60,7 @@ public final class HostSpinners {
         this.map = map;
         this.ints = ints;
         this.slot = slot;
+        this.shared = map != null || ints != null;
     }
 
     /**
@@ -108,12 +112,19 @@ public final class HostSpinners {
                     return NONE; // others could forge counts: not used
                 }
             }
-            MappedByteBuffer m;
+            MappedByteBuffer m = null;
+            MappedInts ints = null;
             try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     LinkOption.NOFOLLOW_LINKS)) {
-                m = ch.map(FileChannel.MapMode.READ_WRITE, 0, BYTES); // grows the file to BYTES (zeros) if shorter
+                if (UNSAFE && Segment.MAP != null) {
+                    ints = Segment.map(ch);
+                }
+                if (ints == null) {
+                    m = ch.map(FileChannel.MapMode.READ_WRITE, 0, BYTES); // grows the file to BYTES (zeros) if shorter
+                    ints = UNSAFE ? new MappedInts(m) : null;
+                }
             }
-            HostSpinners h = new HostSpinners(m, UNSAFE ? new MappedInts(m) : null, 0); // the file, to claim a slot
+            HostSpinners h = new HostSpinners(m, ints, 0); // the file, to claim a slot
             int self = (int) pid;
             for (int i = 0; i < SLOTS; i++) {
                 int off = i * 8;
@@ -131,19 +142,19 @@ public final class HostSpinners {
 
     /** Whether the file is in use (false: only this JVM's own waiters are known). */
     boolean shared() {
-        return map != null;
+        return shared;
     }
 
     /** This JVM's spinning waiters change by {@code delta}. */
     void add(int delta) {
-        if (map != null) {
+        if (shared) {
             getAndAdd(slot + 4, delta);
         }
     }
 
     /** The spinning waiters of the other JVMs; called by one thread at a time ({@link CpuWatch}'s sampler). */
     int others() {
-        if (map == null) {
+        if (!shared) {
             return 0;
         }
         long now = System.nanoTime();
@@ -196,6 +207,64 @@ public final class HostSpinners {
             ints.getAndAdd(off, delta);
         } else {
             ByHandle.INT.getAndAdd(map, off, delta);
+        }
+    }
+
+    /** The mapping's kind, for tests: "segment", "buffer" or "none". */
+    String mappedAs() {
+        return !shared ? "none" : map == null && ints.segment() ? "segment" : "buffer";
+    }
+
+    /**
+     * JDK 22+: the file mapped as a memory segment ({@code FileChannel.map(MapMode, long, long, Arena)}), reached by
+     * address through {@link MappedInts}. {@code FileChannel.map} to a {@code MappedByteBuffer} makes the buffer with
+     * a reflective constructor call, which since JDK 18 is built on method handles: in a fresh JDK 25 JVM that call
+     * spun 25 {@code LambdaForm} classes and took 27 ms of CPU, this path 13 ms (three method handles, since this
+     * module is compiled for 17 and cannot name {@code java.lang.foreign}). Null handles before JDK 22.
+     */
+    private static final class Segment {
+        static final MethodHandle AUTO;
+        static final MethodHandle MAP;
+        static final MethodHandle ADDRESS;
+
+        static {
+            MethodHandle auto = null;
+            MethodHandle map = null;
+            MethodHandle address = null;
+            if (Runtime.version().feature() >= 22) {
+                try {
+                    Class<?> arena = Class.forName("java.lang.foreign.Arena");
+                    Class<?> segment = Class.forName("java.lang.foreign.MemorySegment");
+                    MethodHandles.Lookup l = MethodHandles.publicLookup();
+                    auto = l.findStatic(arena, "ofAuto", MethodType.methodType(arena))
+                            .asType(MethodType.methodType(Object.class));
+                    map = l.findVirtual(FileChannel.class, "map", MethodType.methodType(segment,
+                            FileChannel.MapMode.class, long.class, long.class, arena))
+                            .asType(MethodType.methodType(Object.class, FileChannel.class, FileChannel.MapMode.class,
+                                    long.class, long.class, Object.class));
+                    address = l.findVirtual(segment, "address", MethodType.methodType(long.class))
+                            .asType(MethodType.methodType(long.class, Object.class));
+                } catch (ReflectiveOperationException | RuntimeException e) {
+                    auto = null;
+                    map = null;
+                    address = null;
+                }
+            }
+            AUTO = auto;
+            MAP = map;
+            ADDRESS = address;
+        }
+
+        /** The file's first {@code BYTES} (the file grown to that, zeros, if shorter); null if this fails. */
+        static MappedInts map(FileChannel ch) {
+            try {
+                // an automatic arena: unmapped once the segment, which MappedInts keeps, is unreachable
+                Object segment = (Object) MAP.invokeExact(ch, FileChannel.MapMode.READ_WRITE, 0L, (long) BYTES,
+                        (Object) AUTO.invokeExact());
+                return new MappedInts(segment, (long) ADDRESS.invokeExact(segment));
+            } catch (Throwable t) {
+                return null; // the buffer, as before JDK 22
+            }
         }
     }
 

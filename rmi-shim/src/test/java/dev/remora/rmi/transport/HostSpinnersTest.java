@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -137,5 +140,49 @@ class HostSpinnersTest {
         assertFalse(none.shared());
         none.add(1); // harmless
         assertEquals(0, none.others());
+    }
+    @Test
+    void theFileIsASegmentFromJdk22AndABufferBefore() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        HostSpinners a = HostSpinners.open(dir, ProcessHandle.current().pid());
+        assertEquals(Runtime.version().feature() >= 22 ? "segment" : "buffer", a.mappedAs());
+    }
+
+    /**
+     * A JDK 25 JVM maps the file as a memory segment, this one (JDK 17 in the build) as a buffer: each sees the
+     * other's count, so the segment covers the slots and grows a new file as the buffer does.
+     */
+    @Test
+    void aJdk25JvmAndThisOneShareTheFile() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "Linux only");
+        Path jdk25 = Path.of(System.getProperty("remora.jdk25", "/usr/lib/jvm/temurin-25-jdk-amd64"), "bin", "java");
+        assumeTrue(Files.isExecutable(jdk25), jdk25 + " not installed (scripts/setup.sh installs it)");
+        Process other = new ProcessBuilder(jdk25.toString(), "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "-cp", System.getProperty("java.class.path"), Counter.class.getName(), dir.toString(), "3")
+                .redirectErrorStream(true).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(
+                    other.getInputStream(), StandardCharsets.UTF_8));
+            assertEquals("segment", out.readLine(), "JDK 25 maps the file as a segment");
+            HostSpinners mine = HostSpinners.open(dir, ProcessHandle.current().pid());
+            assertEquals(3, mine.others(), "this JVM reads the JDK 25 JVM's count");
+            mine.add(4);
+            other.getOutputStream().write('\n');
+            other.getOutputStream().flush();
+            assertEquals("others 4", out.readLine(), "the JDK 25 JVM reads this one's");
+        } finally {
+            other.destroyForcibly().waitFor();
+        }
+    }
+
+    /** Another JVM's side of {@link #aJdk25JvmAndThisOneShareTheFile}: maps DIR's file, counts N, reports. */
+    public static final class Counter {
+        public static void main(String[] args) throws Exception {
+            HostSpinners h = HostSpinners.open(Path.of(args[0]), ProcessHandle.current().pid());
+            h.add(Integer.parseInt(args[1]));
+            System.out.println(h.mappedAs()); // once counted
+            System.in.read();
+            System.out.println("others " + h.others());
+        }
     }
 }
