@@ -33,11 +33,6 @@ final class MappedInts {
         }
     }
 
-    /** Whether the mapping is a memory segment (JDK 22+), not a buffer. */
-    boolean segment() {
-        return !(mapping instanceof MappedByteBuffer);
-    }
-
     int getVolatile(int off) {
         return U.getIntVolatile(null, base + off);
     }
