@@ -278,6 +278,7 @@ public final class Installer {
                         Log.debug(message);
                     }
                 });
+        options.connections(config.integer(Property.CONNECTIONS));
         int threads = config.integer(Property.DISPATCH_THREADS);
         if (threads > 0) {
             options.poolThreads(threads);

@@ -224,8 +224,10 @@ class AgentIT {
         assertEquals(1, r.client.stat("calls_jrmp"), r.client::describe);
         assertEquals(1, r.client.stat("fallbacks"), r.client::describe);
         assertEquals(expectedCalls(r.clientOut) - 1, r.client.stat("calls_remora"), r.client::describe);
-        // the connection that failed, its replacement, and the one the server's callbacks came in on
-        assertEquals(3, r.client.stat("links_socket"), r.client::describe);
+        // the connection that failed, its replacement, and the one the server's callbacks came in on; and a spare
+        // for each of the session's pool threads that called while the others were in calls (remora.connections)
+        long sockets = r.client.stat("links_socket");
+        assertTrue(sockets >= 3 && sockets <= 6, r.client::describe);
         // the server read the head of a frame and then the end of its connection: nothing to report
         assertEquals(List.of(), r.server.stderr().lines().filter(l -> !l.startsWith("[remora] stats"))
                 .collect(java.util.stream.Collectors.toList()), r.server::describe);

@@ -126,6 +126,17 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     }
 
     /**
+     * What {@code spare}, a connection to the same server, learnt of {@code id}'s asynchronous methods: the calls
+     * that choose one-way or future ask this connection ({@link RemoteEndpoint#spare}).
+     */
+    void learnFrom(ClientConnection spare, java.rmi.server.ObjID id) {
+        AsyncMethods a = spare.learnedAny ? spare.learned.get(id) : null;
+        if (a != null && learned.putIfAbsent(id, a) == null) {
+            learnedAny = true;
+        }
+    }
+
+    /**
      * Takes a place for one more one-way call, waiting while {@code maxPending} are unconfirmed (back-pressure), then
      * until at most half are ({@link #throttled}). A waiting caller reads the connection itself when nobody else
      * does, as callers waiting for replies do.
@@ -349,12 +360,28 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
      * ({@link Frame#LANE_ANY} is a future call's).
      */
     int takeLane() {
+        return takeLane(true);
+    }
+
+    /**
+     * As {@link #takeLane}, but -1 instead of a new lane when every lane is in a call: the caller may take another
+     * connection instead, as JRMP opens one per concurrent call ({@link RemoteEndpoint#spare}).
+     */
+    int takeFreeLane() {
+        return takeLane(false);
+    }
+
+    private int takeLane(boolean mayMake) {
         LaneUse u = laneUse();
         if (u.busy) {
             return 0;
         }
         if (u.lane == 0) {
-            u.lane = freeLane(u.kept ? Thread.currentThread() : null);
+            int lane = freeLane(u.kept ? Thread.currentThread() : null, mayMake || u.kept);
+            if (lane < 0) {
+                return -1;
+            }
+            u.lane = lane;
         }
         u.busy = u.lane != 0;
         return u.lane;
@@ -411,8 +438,11 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
         return u;
     }
 
-    /** The lane freed last, else a dead keeper's, else a new one; kept by {@code keeper} if not null. */
-    private int freeLane(Thread keeper) {
+    /**
+     * The lane freed last, else a dead keeper's, else a new one (unless {@code mayMake} is false and a lane exists:
+     * then -1); kept by {@code keeper} if not null.
+     */
+    private int freeLane(Thread keeper, boolean mayMake) {
         synchronized (laneLock) {
             int lane = 0;
             if (freeCount > 0) {
@@ -424,6 +454,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
                         keepers[i] = null;
                         lane = i + 1;
                     }
+                }
+                if (lane == 0 && !mayMake && lanesMade > 0) {
+                    return -1;
                 }
                 if (lane == 0 && lanesMade < Frame.LANE_ANY - 1) {
                     if (lanesMade == keepers.length) {

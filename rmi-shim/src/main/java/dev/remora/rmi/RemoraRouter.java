@@ -188,12 +188,12 @@ public final class RemoraRouter implements CallRouter {
             if (options.adviseOneway && mi.onewayCandidate()) {
                 long start = System.nanoTime();
                 try {
-                    return call(c, id, hash, mi, a);
+                    return call(re, c, id, hash, mi, a);
                 } finally {
                     mi.waited(System.nanoTime() - start);
                 }
             }
-            return call(c, id, hash, mi, a);
+            return call(re, c, id, hash, mi, a);
         } finally {
             if (paced != null) {
                 re.returned(paced);
@@ -257,9 +257,32 @@ public final class RemoraRouter implements CallRouter {
         return old == null ? re : old;
     }
 
-    private Object[] call(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args) {
+    private Object[] call(RemoteEndpoint re, ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi,
+            Object[] args) {
         PendingCall pc = calls.get();
-        int lane = c.takeLane();
+        int lane = c.takeFreeLane();
+        if (lane < 0) { // every lane in a call: another connection, as JRMP opens one per concurrent call
+            ClientConnection x = re.spare(c);
+            if (x != null) {
+                try {
+                    return call(x, pc, id, hash, mi, args);
+                } finally {
+                    c.learnFrom(x, id); // a one-way or future method is chosen on c
+                    re.giveBack(x);
+                }
+            }
+            lane = c.takeLane();
+        }
+        return call(c, pc, lane, id, hash, mi, args);
+    }
+
+    private Object[] call(ClientConnection x, PendingCall pc, ObjID id, long hash, Marshal.MethodInfo mi,
+            Object[] args) {
+        return call(x, pc, x.takeLane(), id, hash, mi, args);
+    }
+
+    private Object[] call(ClientConnection c, PendingCall pc, int lane, ObjID id, long hash, Marshal.MethodInfo mi,
+            Object[] args) {
         try {
             Object[] failed = send(c, pc, Frame.CALL, lane, id, hash, mi, args);
             if (failed != SENT) {

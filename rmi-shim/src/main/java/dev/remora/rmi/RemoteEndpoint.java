@@ -48,6 +48,17 @@ final class RemoteEndpoint {
      */
     private int windowCalls;
     private int closeCalls;
+    /** remora.connections: the spares not in a call, the one freed last at the end, and when each was freed. */
+    private final Object spareLock = new Object();
+    private ClientConnection[] spares = new ClientConnection[4]; // guarded by spareLock
+    private long[] freedAt = new long[4]; // guarded by spareLock
+    private int freeSpares; // guarded by spareLock
+    /** Spares open, free or in a call (the endpoint's connection not counted). */
+    private int sparesOpen; // guarded by spareLock
+    /** When a spare last failed to open; none is tried again for {@link #SPARE_RETRY_NANOS}. */
+    private long spareRefusedAt = System.nanoTime() - SPARE_RETRY_NANOS; // guarded by spareLock
+    private static final long SPARE_RETRY_NANOS = 1_000_000_000L;
+    private boolean reaping; // guarded by spareLock: the reaper thread runs
 
     /**
      * Calls a connection carries before the move is first decided: a JVM that makes few calls never pays libfabric's
@@ -239,6 +250,15 @@ final class RemoteEndpoint {
 
     /** A second connection that offers {@code t}: null unless the server chose it (then closed at once). */
     private ClientConnection upgrade(Technology t) {
+        return another(t, ", replacing its socket connection", "moving the connection to " + host + ":" + port
+                + " to " + t.name() + " failed, it stays on its socket");
+    }
+
+    /**
+     * Another connection to this endpoint offering {@code t} alone: null unless the server chose it (then closed at
+     * once); {@code how} ends the line that tells the listener of it, {@code failed} the debug line of a failure.
+     */
+    private ClientConnection another(Technology t, String how, String failed) {
         Socket s = new Socket();
         try {
             s.setTcpNoDelay(true);
@@ -252,12 +272,128 @@ final class RemoteEndpoint {
                 close(s);
                 return null;
             }
-            return connect(t, s, ", replacing its socket connection");
+            return connect(t, s, how);
         } catch (IOException | RuntimeException e) {
             close(s);
-            options.listener.debug("moving the connection to " + host + ":" + port + " to " + t.name()
-                    + " failed, it stays on its socket: " + e);
+            options.listener.debug(failed + ": " + e);
             return null;
+        }
+    }
+
+    /**
+     * A connection for a synchronous call made while every lane of {@code shared}, the endpoint's connection, is in a
+     * call (remora.connections): one given back earlier, the one freed last, else a new one. JRMP opens a connection
+     * per concurrent call and its server thread runs the calls that come on it; over one shared connection those
+     * calls were read by one thread and handed to others, a thread switch each (four client threads of null calls:
+     * 20-30 k calls a second against JRMP's 25-34 k). Null when there is none to be had: {@code shared} moved to
+     * fabric (which carries concurrent calls well), remora.connections reached, or no connection could be opened
+     * (then the call takes a new lane on {@code shared}, as before).
+     */
+    ClientConnection spare(ClientConnection shared) {
+        if (options.connections <= 1 || shared.link instanceof FabricLink) {
+            return null;
+        }
+        long now = System.nanoTime();
+        synchronized (spareLock) {
+            while (freeSpares > 0) {
+                ClientConnection x = spares[--freeSpares];
+                spares[freeSpares] = null;
+                if (x.usable()) {
+                    return x;
+                }
+                sparesOpen--;
+                x.fail(new ClientConnection.Retired("Remora connection to " + host + ":" + port + " was closed"));
+            }
+            if (sparesOpen + 1 >= options.connections || now - spareRefusedAt < SPARE_RETRY_NANOS) {
+                return null;
+            }
+            sparesOpen++;
+            if (!reaping) {
+                reaping = true;
+                startReaper();
+            }
+        }
+        ClientConnection x = null;
+        for (Technology t : technologies) {
+            if (t instanceof dev.remora.rmi.transport.SocketTechnology) {
+                x = another(t, " for concurrent calls", "another connection to " + host + ":" + port
+                        + " for concurrent calls failed, they share the first");
+            }
+        }
+        if (x == null) {
+            synchronized (spareLock) {
+                sparesOpen--;
+                spareRefusedAt = System.nanoTime(); // not again at once: each try costs a connect and a hello
+            }
+        }
+        return x;
+    }
+
+    /** {@code x}, from {@link #spare}, is free again (closed, if it broke meanwhile). */
+    void giveBack(ClientConnection x) {
+        synchronized (spareLock) {
+            if (x.isDead()) {
+                sparesOpen--;
+                return;
+            }
+            if (freeSpares == spares.length) {
+                spares = java.util.Arrays.copyOf(spares, freeSpares * 2);
+                freedAt = java.util.Arrays.copyOf(freedAt, freeSpares * 2);
+            }
+            spares[freeSpares] = x;
+            freedAt[freeSpares++] = System.nanoTime();
+        }
+    }
+
+    /**
+     * While spares are open, a daemon thread closes those unused for JRMP's client connection timeout
+     * ({@code sun.rmi.transport.connectionTimeout}, 15 s), as JRMP's channel closes its idle connections; it ends
+     * with the last spare and is started again with the next.
+     */
+    private void startReaper() {
+        final long idleNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(options.laneIdle());
+        Runnable reaper = new Runnable() { // a class, not a lambda: nothing spun
+            @Override
+            public void run() {
+                for (;;) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(Math.max(1_000_000L, idleNanos / 2));
+                    ClientConnection[] idle = null;
+                    synchronized (spareLock) {
+                        long now = System.nanoTime();
+                        int old = 0; // the stack's bottom holds those freed first
+                        while (old < freeSpares && now - freedAt[old] > idleNanos) {
+                            old++;
+                        }
+                        if (old > 0) {
+                            idle = java.util.Arrays.copyOf(spares, old);
+                            System.arraycopy(spares, old, spares, 0, freeSpares - old);
+                            System.arraycopy(freedAt, old, freedAt, 0, freeSpares - old);
+                            java.util.Arrays.fill(spares, freeSpares - old, freeSpares, null);
+                            freeSpares -= old;
+                            sparesOpen -= old;
+                        }
+                    }
+                    if (idle != null) {
+                        for (ClientConnection c : idle) {
+                            c.fail(new ClientConnection.Retired("Remora connection to " + host + ":" + port
+                                    + " closed after " + options.laneIdle() + " ms unused"));
+                        }
+                    }
+                    synchronized (spareLock) {
+                        if (sparesOpen == 0) {
+                            reaping = false;
+                            return;
+                        }
+                    }
+                }
+            }
+        };
+        try {
+            SystemThreads.newThread(reaper, "remora-spares", true).start();
+        } catch (RuntimeException | Error e) {
+            synchronized (spareLock) {
+                reaping = false; // no thread: idle spares stay open until the server closes them
+            }
         }
     }
 

@@ -25,6 +25,7 @@ public final class RouterOptions {
     Dispatch dispatch = Dispatch.AUTO;
     long handoffMicros = 20_000;
     int poolThreads = Math.max(4, 2 * Runtime.getRuntime().availableProcessors());
+    int connections = 16;
     int probeTimeoutMillis = 2000;
     int connectTimeoutMillis = 10_000;
     int idleCheckMillis = 1000;
@@ -80,6 +81,15 @@ public final class RouterOptions {
      */
     public RouterOptions handoffMicros(long micros) {
         handoffMicros = Math.max(10, micros);
+        return this;
+    }
+
+    /**
+     * remora.connections: Remora connections a client opens to one server at most. A synchronous call made while every
+     * lane of the first one is in a call takes another ({@link RemoteEndpoint#spare}); 1 = every call on one.
+     */
+    public RouterOptions connections(int n) {
+        connections = Math.max(1, n);
         return this;
     }
 

@@ -113,6 +113,15 @@ public enum Property {
     DISPATCH_THREADS("remora.dispatch.threads", "0", integer(0, 4096),
             "Server threads made ahead of time for remora.dispatch=pool and auto; 0 = max(4, 2 x available"
                     + " processors)."),
+    CONNECTIONS("remora.connections", "16", integer(1, 1024),
+            "Remora connections a client JVM opens to one server at most. A call made while the calls of other"
+                    + " threads hold every one takes another, opened then, as JRMP opens a connection per concurrent"
+                    + " call: that connection's server thread reads and runs it, with no hand-off to a pool thread."
+                    + " Such a connection is kept for later concurrent calls and closed once unused for"
+                    + " sun.rmi.transport.connectionTimeout (15 s). Over Remora's socket transport only (a connection"
+                    + " that moved to fabric shares itself); one-way calls, futures and a thread that made a one-way"
+                    + " call stay on the first connection. Beyond this many, calls share the connections. 1 = one"
+                    + " connection per server."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
     FRAME_MAX("remora.frame.max", "2147483639", integer(64, Integer.MAX_VALUE),

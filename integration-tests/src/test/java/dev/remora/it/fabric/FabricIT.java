@@ -72,7 +72,9 @@ class FabricIT {
      * remora.transport=auto (the default): libfabric is not loaded for the first connection, which goes over
      * sockets; once it has carried 2048 calls libfabric loads in both JVMs and the connection moves to fabric, with
      * calls from three threads going on throughout; none fails or goes by JRMP. The threads call back to back, so
-     * the default rule moves the connection as remora.fabric.upgrade=always does.
+     * the default rule moves the connection as remora.fabric.upgrade=always does (with the threads' calls on one
+     * connection, not always: a call that waited for the others' was not back to back; each now has a connection
+     * of its own until the move).
      */
     @ParameterizedTest
     @MethodSource("jdksAndUpgradeRules")
@@ -92,7 +94,10 @@ class FabricIT {
                 assertEquals(calls, client.stat("calls_remora"), client::describe);
                 assertEquals(0, client.stat("calls_jrmp"), client::describe);
                 assertEquals(0, client.stat("fallbacks"), client::describe);
-                assertEquals(1, client.stat("links_socket"), client::describe);
+                // the first connection, and a spare each for the threads that called while it was in a call
+                // (remora.connections), until it moved: from then on they share it as lanes
+                long sockets = client.stat("links_socket");
+                assertTrue(sockets >= 1 && sockets <= 3, client::describe);
                 assertEquals(1, client.stat("links_fabric"), client::describe);
                 assertEquals(1, client.stat("links_upgraded"), client::describe);
                 assertTrue(client.stderr().contains("moved to fabric after"), client::describe);

@@ -77,8 +77,9 @@ class AutoDispatchTest {
         throw new NoSuchMethodException(name);
     }
 
+    /** One connection (remora.connections=1): every client thread's calls are lanes on it, which these tests hand out. */
     private static Rig rig(RouterOptions.Dispatch d, long handoffMicros) throws Exception {
-        return new Rig(Rig.options(Serializer.FAST),
+        return new Rig(Rig.options(Serializer.FAST).connections(1),
                 Rig.options(Serializer.FAST).dispatch(d).handoffMicros(handoffMicros));
     }
 

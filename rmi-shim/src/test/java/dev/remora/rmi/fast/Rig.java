@@ -47,6 +47,7 @@ final class Rig implements AutoCloseable {
     /** impl to the stub JRMP made for it: for co-located calls (through the server router) and plain JRMP ones. */
     private final java.util.Map<Remote, Remote> stubs = new java.util.IdentityHashMap<>();
     private final Thread acceptor;
+    private int acceptedCount; // by the acceptor thread: the first connection's thread is rig-conn, then rig-conn-N
 
     Rig(RouterOptions clientOptions, RouterOptions serverOptions) throws IOException {
         RouterListener l = new RouterListener() {
@@ -124,7 +125,7 @@ final class Rig implements AutoCloseable {
                     } catch (IOException ignored) {
                         // the test closed it
                     }
-                }, "rig-conn");
+                }, acceptedCount++ == 0 ? "rig-conn" : "rig-conn-" + acceptedCount); // remora.connections' spares
                 t.setDaemon(true);
                 t.start();
             } catch (IOException e) {
