@@ -41,6 +41,11 @@
 # each RMI run and stops with the holder's name otherwise; inside a run, jtreg's exclusiveAccess.dirs in TEST.ROOT
 # keeps java/rmi/Naming serial. jtreg's work and report folders stay in the cache (the last 5 runs are kept). One
 # run at a time per cache (flock on $REMORA_CACHE/conformance/.lock): a second run waits for the first.
+# Plain results are cached (a full suite's, per JDK build, test tree, jtreg and options, for 7 days in
+# $REMORA_CACHE/conformance/plain): they do not depend on Remora, and running them took half the script's time. With a
+# cached plain run, the agent runs first, then every test that did not pass with the agent (format-bound ones aside)
+# runs plainly again at once, so a regression is still judged against a plain result of this machine, now; the
+# cache only supplies the plain results of tests that pass with the agent. --fresh-plain runs the whole plain suite.
 # At the end, /dev/shm files of dead processes (libfabric's <pid>:<uid>:<n>, Remora's rings <pid>:remora:<n>)
 # are removed.
 set -euo pipefail
@@ -58,6 +63,8 @@ SECURITY_MIRROR="${REMORA_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-s
 KEYRING="/usr/share/keyrings/debian-archive-keyring.gpg"
 LAYOUT=1            # bump when SRC_PATHS or the fix-ups of the cached tree change: forces a new extraction
 KEEP_RUNS=5
+PLAIN_DAYS=7        # a cached plain run is used for this many days (see --fresh-plain)
+PLAIN_FORMAT=1      # bump when what a plain run's result depends on changes
 
 # What is extracted from a source tarball (below its top folder).
 SRC_PATHS=(test/jdk/TEST.ROOT 'test/jdk/ProblemList*' test/jtreg-ext test/lib
@@ -96,6 +103,9 @@ could not run (the message names the fix).
   --src V=DIR          use the OpenJDK source tree DIR (holding test/jdk and test/lib) for JDK V (17 or 25)
                        instead of a Debian source package
   --fetch-only         install jtreg and fetch the test sources, then stop (e.g. to time or warm the cache)
+  --fresh-plain        run the whole plain suites, not the cached plain results of the last $PLAIN_DAYS days (a
+                       cached run is used for a full suite on the same JDK build, tests, jtreg and options; the
+                       tests that fail with the agent always run plainly again)
   --out DIR            results folder (default results/conformance-<timestamp>)
   --known FILE         divergences known and not fixed yet (CI passes scripts/conformance/known-divergences.txt):
                        lines "<17|25|all> <rmi|serial> <test path> <reason, naming the issue>"; such a test that
@@ -108,7 +118,8 @@ could not run (the message names the fix).
                        under java/rmi or sun/rmi goes to the rmi suite, any other to serial.
 
 Environment: REMORA_CACHE (default ~/.cache/remora; this script uses \$REMORA_CACHE/conformance: private apt
-state, jtreg, test sources per installed JDK version, jtreg work/report folders of the last $KEEP_RUNS runs),
+state, jtreg, test sources per installed JDK version, jtreg work/report folders of the last $KEEP_RUNS runs, plain
+results),
 REMORA_JDK17, REMORA_JDK25, REMORA_DEBIAN_MIRROR and REMORA_DEBIAN_SECURITY_MIRROR (default deb.debian.org).
 
 Sources: Debian source packages openjdk-17 (bookworm, bookworm-security) and openjdk-25 (trixie, trixie-security or
@@ -130,7 +141,7 @@ fmt_s() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
 
 # ---------------------------------------------------------------- options
 ORIG_ARGS="$*"
-JDKS_ARG=all; SUITE=rmi; AGENT=""; BUILD=1; CONC=4; TIMEOUT_FACTOR=1; FETCH_ONLY=0; OUT=""
+JDKS_ARG=all; SUITE=rmi; AGENT=""; BUILD=1; CONC=4; TIMEOUT_FACTOR=1; FETCH_ONLY=0; OUT=""; FRESH_PLAIN=0
 declare -a EXTRA_OPTS=() PATHS=()
 declare -A SRC_OVERRIDE=()
 while [[ $# -gt 0 ]]; do
@@ -147,6 +158,7 @@ while [[ $# -gt 0 ]]; do
         --src) need_value "$@"; [[ "$2" =~ ^(17|25)=(.+)$ ]] || die "--src wants 17=DIR or 25=DIR, got '$2'"
                SRC_OVERRIDE[${BASH_REMATCH[1]}]="$(realpath "${BASH_REMATCH[2]}")"; shift 2 ;;
         --fetch-only) FETCH_ONLY=1; shift ;;
+        --fresh-plain) FRESH_PLAIN=1; shift ;;
         --out) need_value "$@"; OUT="$2"; shift 2 ;;
         --known) need_value "$@"; KNOWN_FILE="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -545,13 +557,15 @@ wait_port_1099() {
 
 # ---------------------------------------------------------------- one jtreg run
 declare -A RES_P=() RES_F=() RES_E=() RES_N=() RES_T=() RES_TOTAL=()
-# run_jtreg V SUITE RUN(plain|agent)
+# run_jtreg V SUITE RUN(plain|agent) [TEST...]: the suite's folders, or only the tests given
 run_jtreg() {
     local v="$1" suite="$2" run="$3" key="$1-$2-$3" dir="$RUN_DIR/$1-$2-$3" t0=$SECONDS rc=0 done_n bad_n expect
     local tree="${TREE[$v]}" home="${TREE_JTREG[$v]}"
-    local -a paths=() args=() javaopts=()
+    local -a paths=() args=() javaopts=() wanted=()
     local p
-    for p in ${SUITE_PATHS[$suite]}; do
+    shift 3
+    if [[ $# -gt 0 ]]; then wanted=("$@"); else read -r -a wanted <<<"${SUITE_PATHS[$suite]}"; fi
+    for p in "${wanted[@]}"; do
         if [[ -e "$tree/test/jdk/${p%%#*}" ]]; then paths+=("$tree/test/jdk/$p")
         else say "note: $p is not in the JDK $v test tree; skipped"; fi
     done
@@ -567,7 +581,8 @@ run_jtreg() {
           ${javaopts[@]+"${javaopts[@]}"} ${EXTRA_OPTS[@]+"${EXTRA_OPTS[@]}"} "${paths[@]}")
     printf '%q ' "${JDK_HOME[$v]}/bin/java" -jar "$home/lib/jtreg.jar" "${args[@]}" >"$dir/command.txt"; echo >>"$dir/command.txt"
     expect="${RES_TOTAL[$v-$suite-plain]:-}"
-    say "JDK $v, $suite suite, $run run: jtreg started (log: $dir/jtreg.log)"
+    [[ $# -gt 0 ]] && expect=$#
+    say "JDK $v, $suite suite, $run run: jtreg started${*:+ for ${#paths[@]} test(s)} (log: $dir/jtreg.log)"
     env -u JAVA_TOOL_OPTIONS -u _JAVA_OPTIONS -u JDK_JAVA_OPTIONS -u JAVA_HOME \
         "${JDK_HOME[$v]}/bin/java" -jar "$home/lib/jtreg.jar" "${args[@]}" >"$dir/jtreg.log" 2>&1 8>&- &
     JTREG_PID=$!
@@ -581,20 +596,86 @@ run_jtreg() {
     wait "$JTREG_PID" || rc=$?
     JTREG_PID=""
     local secs=$((SECONDS - t0))
-    timing "JDK $v $suite $run" "$secs"
+    timing "JDK $v $suite $run${*:+ (${#paths[@]} test(s) again)}" "$secs"
     local summary="$dir/report/text/summary.txt"
     if [[ ! -f "$summary" ]]; then
         tail -20 "$dir/jtreg.log" >&2
         die "jtreg did not run the JDK $v $suite tests ($run; exit $rc; log: $dir/jtreg.log)"
     fi
     cp "$summary" "$OUT/summary-$key.txt"
+    count_results "$key" "$summary" "$secs"
+    say "JDK $v, $suite suite, $run run: passed ${RES_P[$key]}, failed ${RES_F[$key]}, error ${RES_E[$key]} in $(fmt_s "$secs")"
+}
+# count_results KEY SUMMARY SECONDS
+count_results() {
+    local key="$1" summary="$2"
     RES_P[$key]=$(grep -c ' Passed\. ' "$summary" || true)
     RES_F[$key]=$(grep -c ' Failed\. ' "$summary" || true)
     RES_E[$key]=$(grep -c ' Error\. ' "$summary" || true)
-    RES_T[$key]=$secs
+    RES_T[$key]=$3
     RES_TOTAL[$key]=$(grep -c . "$summary" || true)
     RES_N[$key]=$(( RES_TOTAL[$key] - RES_P[$key] - RES_F[$key] - RES_E[$key] ))
-    say "JDK $v, $suite suite, $run run: passed ${RES_P[$key]}, failed ${RES_F[$key]}, error ${RES_E[$key]} in $(fmt_s "$secs")"
+}
+
+# ---------------------------------------------------------------- cached plain runs
+# A plain run's results depend on the JDK build, the test tree, jtreg, the options and the machine, not on Remora.
+declare -A PLAIN_CACHED=()   # "V-SUITE" -> "date of the cached run; N re-run"
+plain_dir() { # plain_dir V SUITE: the cache folder for this plain run (printed), or nothing when it is not cacheable
+    local v="$1" suite="$2"
+    [[ ${#PATHS[@]} -eq 0 && -z "${SRC_OVERRIDE[$v]:-}" ]] || return 0
+    local id
+    id="$(printf '%s\n' "$PLAIN_FORMAT" "${JDK_HOME[$v]}" "${JDK_VERSION[$v]}" \
+            "$(stat -c '%s %Y' "${JDK_HOME[$v]}/lib/modules" 2>/dev/null)" "${TREE_SRC[$v]}" "$LAYOUT" \
+            "${TREE_JTREG_VERSION[$v]}" "$suite" "${SUITE_PATHS[$suite]}" "$CONC" "$TIMEOUT_FACTOR" \
+            "${EXTRA_OPTS[*]:-}" | sha256sum | cut -c1-16)"
+    echo "$CACHE/plain/$v-$suite-$id"
+}
+# plain_run V SUITE: the plain run, whole (and cached), or from the cache when one of the last PLAIN_DAYS days is
+# there; then "plain_recheck" after the agent run.
+plain_usable() {
+    local d
+    d="$(plain_dir "$1" "$2")"
+    [[ "$FRESH_PLAIN" = 0 && -n "$d" && -f "$d/summary.txt" && -f "$d/made" ]] || return 1
+    [[ $(( $(date +%s) - $(cat "$d/made") )) -lt $(( PLAIN_DAYS * 86400 )) ]]
+}
+plain_store() {
+    local d
+    d="$(plain_dir "$1" "$2")"
+    [[ -n "$d" ]] || return 0
+    rm -rf "$d.tmp"; mkdir -p "$d.tmp"
+    cp "$OUT/summary-$1-$2-plain.txt" "$d.tmp/summary.txt"
+    echo "${RES_T[$1-$2-plain]}" >"$d.tmp/seconds"
+    date +%s >"$d.tmp/made"
+    rm -rf "$d"; mv "$d.tmp" "$d"
+}
+# plain_recheck V SUITE: with a cached plain run: every test that did not pass with the agent (and is not
+# format-bound) runs plainly again now, and its result replaces the cached one.
+plain_recheck() {
+    local v="$1" suite="$2" key="$1-$2-plain" d made t st
+    d="$(plain_dir "$v" "$suite")"
+    made="$(date -d "@$(cat "$d/made")" '+%Y-%m-%d %H:%M')"
+    local -a again=()
+    while read -r t st; do
+        [[ "$st" = Passed ]] && continue
+        [[ "$suite" = serial && -n "$(exempt_reason "$t")" ]] && continue
+        again+=("$t")
+    done < <(status_map "$OUT/summary-$v-$suite-agent.txt")
+    local secs=0
+    cp "$d/summary.txt" "$OUT/summary-$key.txt"
+    if [[ ${#again[@]} -gt 0 ]]; then
+        run_jtreg "$v" "$suite" plain "${again[@]}"
+        secs="${RES_T[$key]}"
+        # the fresh lines replace the cached ones
+        awk 'FNR == NR { fresh[$1] = $0; next } ($1 in fresh) { print fresh[$1]; seen[$1] = 1; next } { print }
+             END { for (t in fresh) if (!(t in seen)) print fresh[t] }' \
+            "$RUN_DIR/$key/report/text/summary.txt" "$d/summary.txt" >"$OUT/summary-$key.txt"
+    else
+        mkdir -p "$RUN_DIR/$key"
+        timing "JDK $v $suite plain (cached)" 0
+    fi
+    count_results "$key" "$OUT/summary-$key.txt" "$secs"
+    PLAIN_CACHED[$v-$suite]="results of $made (cached; the whole run took $(fmt_s "$(cat "$d/seconds")")), with the ${#again[@]} test(s) that did not pass with the agent run plainly again now"
+    say "JDK $v, $suite suite, plain: cached run of $made; ${#again[@]} test(s) run again now"
 }
 
 # status_map FILE: "test status" lines from a jtreg summary.txt
@@ -617,10 +698,20 @@ why() {
 }
 
 # ---------------------------------------------------------------- run everything
+# Old cached plain runs go.
+[[ -d "$CACHE/plain" ]] && find "$CACHE/plain" -mindepth 2 -maxdepth 2 -name made -mtime +"$PLAIN_DAYS" -printf '%h\0' 2>/dev/null |
+    xargs -0 -r rm -rf
 for suite in "${SUITES[@]}"; do
     for v in "${JDKS[@]}"; do
-        run_jtreg "$v" "$suite" plain
-        run_jtreg "$v" "$suite" agent
+        if plain_usable "$v" "$suite"; then
+            RES_TOTAL[$v-$suite-plain]=$(grep -c . "$(plain_dir "$v" "$suite")/summary.txt" || true)
+            run_jtreg "$v" "$suite" agent
+            plain_recheck "$v" "$suite"
+        else
+            run_jtreg "$v" "$suite" plain
+            plain_store "$v" "$suite"
+            run_jtreg "$v" "$suite" agent
+        fi
     done
 done
 
@@ -650,8 +741,11 @@ for suite in "${SUITES[@]}"; do
         print_both "|---|---:|---:|---:|---:|---:|"
         for run in plain agent; do
             k="$v-$suite-$run"
-            print_both "| $run | ${RES_P[$k]} | ${RES_F[$k]} | ${RES_E[$k]} | ${RES_N[$k]} | $(fmt_s "${RES_T[$k]}") |"
+            tm="$(fmt_s "${RES_T[$k]}")"
+            [[ "$run" = plain && -n "${PLAIN_CACHED[$v-$suite]:-}" ]] && tm="$tm (cached)"
+            print_both "| $run | ${RES_P[$k]} | ${RES_F[$k]} | ${RES_E[$k]} | ${RES_N[$k]} | $tm |"
         done
+        [[ -n "${PLAIN_CACHED[$v-$suite]:-}" ]] && { print_both ""; print_both "Plain: ${PLAIN_CACHED[$v-$suite]} (--fresh-plain runs the whole suite)."; }
         plain_s="$OUT/summary-$v-$suite-plain.txt"; agent_s="$OUT/summary-$v-$suite-agent.txt"
         diffs="$(join -a1 -a2 -e missing -o 0,1.2,2.2 <(status_map "$plain_s") <(status_map "$agent_s") | awk '$2 != $3')"
         print_both ""
