@@ -45,6 +45,22 @@ class AppsTest {
     }
 
     @Test
+    void watersCheckSeesOneBitOffAndFollowsTheRanksOrderOfSums() throws Exception {
+        Water w = new Water();
+        Ctx ctx = new Ctx(0, 1, Rank.params(w, "tiny", ""));
+        ctx.peers[0] = w.peer(ctx);
+        w.setup(ctx);
+        w.run(ctx);
+        assertNull(w.check(ctx));
+        w.vel[7] = Math.nextUp(w.vel[7]);
+        assertNotNull(w.check(ctx), "a velocity one bit off passes");
+        // the reference sums as the ranks do: 3 ranks' order is not 1 rank's, to the bit, after a few hundred steps
+        double[][] one = Water.sequentially(64, 400, new int[] {0, 64});
+        double[][] three = Water.sequentially(64, 400, new int[] {0, 21, 42, 64});
+        assertTrue(!java.util.Arrays.equals(one[0], three[0]), "the order of sums made no difference");
+    }
+
+    @Test
     void appClassesReferenceOnlyTheJdkAndTheirOwnPackage() throws Exception {
         // compare.sh runs the ranks with only this package's classes on the class path, as StandaloneAppTest does
         Path dir = Path.of(Rank.class.getProtectionDomain().getCodeSource().getLocation().toURI())
