@@ -99,12 +99,25 @@ public final class FabricEndpoint implements Closeable {
     /**
      * Whether waits poll before they sleep ({@link FabricOptions#spinNanos()}, busy polls): off while the machine's
      * CPUs are wanted by the application, on again when they idle. Any thread may call it; a wait under way finishes
-     * with the policy it read.
+     * with the policy it read. Once the endpoint is closed it does nothing: the policy lives in the native endpoint,
+     * which {@link #close()} frees (a receiving thread that set it after another thread's close wrote into freed
+     * memory, and a JVM crashed later in code of its own that had reused it).
+     *
+     * @return whether the policy is {@code on} now (false once closed)
      */
-    public void spin(boolean on) {
-        if (on != spinOn) {
-            spinOn = on;
-            setWait(on);
+    public boolean spin(boolean on) {
+        if (on == spinOn && !freed) {
+            return true;
+        }
+        synchronized (control) {
+            if (freed) {
+                return false;
+            }
+            if (on != spinOn) {
+                spinOn = on;
+                setWait(on);
+            }
+            return true;
         }
     }
 
@@ -409,6 +422,28 @@ public final class FabricEndpoint implements Closeable {
      */
     public ByteBuffer received() {
         return current;
+    }
+
+    /**
+     * Keeps {@link #close()}, from any thread, from freeing or unmapping the memory of {@link #received()} until
+     * {@link #releaseReceived()}: a view of native memory read after a close on another thread would read freed
+     * memory, or fault on an unmapped ring. The receiving thread calls it after {@link #receive}, reads the message,
+     * then releases it (in a finally).
+     *
+     * @return false when the endpoint was closed meanwhile (nothing held, the message is gone)
+     */
+    public boolean holdReceived() {
+        receiveLock.lock();
+        if (freed) {
+            receiveLock.unlock();
+            return false;
+        }
+        return true;
+    }
+
+    /** Ends {@link #holdReceived()}. */
+    public void releaseReceived() {
+        receiveLock.unlock();
     }
 
     /** The peer handle of the last received message's sender, or -1 if that peer was not inserted. */

@@ -560,6 +560,45 @@ class FabricEndpointTest {
         assertThrows(ClosedChannelException.class, () -> ep.send(0, ByteBuffer.allocateDirect(1)));
         ep.close(); // idempotent
         assertFalse(ep.isOpen());
+        // nothing reaches the freed native endpoint: the wait policy (a receiving thread sets it before each receive,
+        // and wrote into freed memory after another thread's close) and the received message's memory
+        assertFalse(ep.spin(false));
+        assertFalse(ep.spin(true));
+        assertFalse(ep.holdReceived());
+    }
+
+    /** Shared: the message lies in the peer's ring, which close unmaps; else in a slot close frees. */
+    @ParameterizedTest
+    @ValueSource(booleans = {false, true})
+    void aHeldMessageKeepsCloseWaitingUntilItIsRead(boolean shared) throws Exception {
+        FabricTestSupport.assumeProvider("shm");
+        FabricEndpoint b = FabricEndpoint.open("shm", FAST);
+        try {
+            int size = 100_000;
+            try (FabricEndpoint a = FabricEndpoint.open("shm", FAST)) {
+                long toB = a.insertPeer(b.address());
+                b.insertPeer(a.address());
+                if (shared) {
+                    share(a, b);
+                }
+                CompletableFuture<Integer> got = receiveAsync(b);
+                a.send(toB, FabricTestSupport.pattern(size, 5));
+                assertEquals(size, got.get(TEN_SECONDS, TimeUnit.NANOSECONDS));
+            } // the sender gone first, as a peer's process ends: its ring stays mapped here
+            assertEquals(shared, b.readsPeersSharedRing());
+            ByteBuffer expected = FabricTestSupport.pattern(size, 5);
+            assertTrue(b.spin(false));
+            assertTrue(b.holdReceived());
+            CompletableFuture<Void> closing = CompletableFuture.runAsync(b::close);
+            Thread.sleep(100);
+            assertFalse(closing.isDone(), "close freed the message while it was held");
+            assertEquals(expected.get(size - 1), b.received().get(size - 1)); // still there
+            b.releaseReceived();
+            closing.get(5, TimeUnit.SECONDS);
+            assertFalse(b.holdReceived());
+        } finally {
+            b.close();
+        }
     }
 
     /** A receive without deadline on a new thread; completes with what it threw (null if it returned). */

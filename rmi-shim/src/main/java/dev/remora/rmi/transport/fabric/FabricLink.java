@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
 
@@ -333,27 +334,44 @@ public final class FabricLink implements Link {
         if (n == FabricEndpoint.TIMEOUT) {
             throw new SocketTimeoutException("no frame from " + peer + " within " + timeoutMillis + " ms");
         }
-        ByteBuffer m = endpoint.received();
-        int length = n >= Frame.HEADER ? m.getInt(0) : -1;
-        byte kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
-        if (length < Frame.HEADER || length > n || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
+        // read under the endpoint's hold: a close on another thread (the peer's connection ended) would otherwise
+        // free or unmap the message's memory while it is read here
+        if (!endpoint.holdReceived()) {
+            throw closed(new AsynchronousCloseException());
+        }
+        int length;
+        byte kind;
+        boolean wellFormed;
+        FrameBuffer dst = null;
+        try {
+            ByteBuffer m = endpoint.received();
+            length = n >= Frame.HEADER ? m.getInt(0) : -1;
+            kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
+            wellFormed = length >= Frame.HEADER && length <= n && length <= maxFrame && kind >= Frame.CALL
+                    && kind <= Frame.LAST_KIND;
+            if (wellFormed) {
+                if (length < n) { // a run of frames: the rest waits here (the next receive reuses the slot)
+                    int rest = n - length;
+                    if (run.length < rest) {
+                        run = new byte[Math.max(rest, 2 * run.length)];
+                    }
+                    m.get(length, run, 0, rest);
+                    runPos = 0;
+                    runLim = rest;
+                }
+                dst = sink.bufferFor(kind, m.getInt(Frame.OFF_CALL_ID), length);
+                byte[] d = dst.prepareReceive(length);
+                m.get(0, d, 0, length);
+            }
+        } finally {
+            endpoint.releaseReceived();
+        }
+        if (!wellFormed) {
             close();
             throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: a message of "
                     + n + " bytes, header length " + length + ", kind " + kind + " (largest frame accepted: "
                     + maxFrame + " bytes); connection closed");
         }
-        if (length < n) { // a run of frames: the rest waits here (the message's slot is reused by the next receive)
-            int rest = n - length;
-            if (run.length < rest) {
-                run = new byte[Math.max(rest, 2 * run.length)];
-            }
-            m.get(length, run, 0, rest);
-            runPos = 0;
-            runLim = rest;
-        }
-        FrameBuffer dst = sink.bufferFor(kind, m.getInt(Frame.OFF_CALL_ID), length);
-        byte[] d = dst.prepareReceive(length);
-        m.get(0, d, 0, length);
         return dst;
     }
 
