@@ -162,6 +162,7 @@ done:
 #define RF_MAX_SEG (64ull * 1024 * 1024)
 #define RF_MAX_SEGS 80
 #define RF_CQ_BATCH 8
+#define RF_SELF_PEERS 4 /* peers of this process an endpoint remembers (rf_close) */
 #define RF_BEHIND_DRAIN_NS 200000000ll /* how long rf_close and rf_set_send_ring wait for sends left behind */
 #define RF_ADDR_MAX 256
 
@@ -232,6 +233,8 @@ struct rf_ep {
     struct fi_context behind_ctx[RF_BEHIND_MAX]; /* sends left to complete behind the caller; bit i of behind_busy */
     uint32_t behind_busy;
     int behind;                      /* how many of them are still in flight */
+    char self_peers[RF_SELF_PEERS][RF_ADDR_MAX]; /* region names of the first peers inserted that are this process's */
+    int self_peer_count;
     int tx_unsettled;                /* a send's wait ended (closed, timeout, error) before its completion */
     /* shared rings (shm; see rf_shared_create): this endpoint's, which the peer maps and reads, and the peer's */
     char *sh_tx;                     /* mapping: header page, then sh_tx_cap bytes of ring; NULL: none */
@@ -531,6 +534,17 @@ static const char *rf_region_name(const char *addr, size_t len) {
     }
     const char *name = addr + 9;
     return *name == '\0' || strchr(name, '/') != NULL ? NULL : name;
+}
+
+/* Whether name is the region of one of this process's open endpoints. */
+static int rf_region_open_here(const char *name) {
+    int found = 0;
+    pthread_mutex_lock(&rf_regions_lock);
+    for (int i = 0; i < RF_REGIONS_MAX && !found; i++) {
+        found = strcmp(rf_regions[i], name) == 0;
+    }
+    pthread_mutex_unlock(&rf_regions_lock);
+    return found;
 }
 
 /* Adds name to (or removes it from) the /dev/shm files unlinked at exit. */
@@ -835,6 +849,10 @@ int rf_insert(rf_ep *ep, const void *addr, size_t len, int64_t *peer, char *err)
     e->stamp = stamp;
     e->peer = (int64_t) fa;
     *peer = (int64_t) fa;
+    const char *name = rf_region_name((const char *) addr, len);
+    if (name != NULL && strtol(name, NULL, 10) == (long) getpid() && ep->self_peer_count < RF_SELF_PEERS) {
+        snprintf(ep->self_peers[ep->self_peer_count++], RF_ADDR_MAX, "%s", name);
+    }
     return RF_OK;
 }
 
@@ -1816,7 +1834,14 @@ void rf_close(rf_ep *ep) {
     if (ep == NULL) {
         return;
     }
-    if (ep->behind > 0 && ep->txcq != NULL && !ep->broken) {
+    /* A peer of this process already closed: libfabric 1.17's shm keeps one mapping of a peer's region per process,
+     * gone with that endpoint, and polling our completions then crashed in it (SIGSEGV in pthread_spin_trylock, 4
+     * closes in 6). No drain then; the sends stay unsettled, their buffers kept below. */
+    int self_peer_gone = 0;
+    for (int i = 0; i < ep->self_peer_count; i++) {
+        self_peer_gone |= !rf_region_open_here(ep->self_peers[i]);
+    }
+    if (ep->behind > 0 && ep->txcq != NULL && !ep->broken && !self_peer_gone) {
         /* sends left behind: the peer's kernel reads them from the ring freed below; give it a moment (a broken
          * endpoint reports no more completions). Not rf_wait_tx: its rf_idle returns at once once rf_wakeup ran. */
         uint64_t deadline = rf_deadline(RF_BEHIND_DRAIN_NS);

@@ -126,6 +126,9 @@ static void signals_during_the_first_open_keep_its_region(void) {
         a.sa_flags = SA_SIGINFO | SA_RESTART;
         sigaction(SIGSEGV, &a, NULL);
         snprintf(first_region, sizeof(first_region), "/dev/shm/%d:%d:0", (int) getpid(), (int) getuid());
+        /* a file of that name now is a killed process's that had this PID (PIDs wrap): the watcher would take it
+         * for the new region (and rf_open steps over it anyway) */
+        unlink(first_region);
         pthread_t t;
         if (pthread_create(&t, NULL, window_watch_main, NULL) != 0) {
             _exit(4);
