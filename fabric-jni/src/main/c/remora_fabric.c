@@ -547,6 +547,20 @@ static int rf_region_open_here(const char *name) {
     return found;
 }
 
+/*
+ * Whether a peer of this process that ep inserted has closed its endpoint. libfabric 1.17's shm keeps one mapping of
+ * a peer's region per process, gone with that endpoint, and polling ep's completions then crashed in it (SIGSEGV in
+ * pthread_spin_trylock, 4 closes in 6): rf_close does not drain then, the sends stay unsettled, their buffers kept.
+ */
+static int rf_self_peer_gone(const rf_ep *ep) {
+    for (int i = 0; i < ep->self_peer_count; i++) {
+        if (!rf_region_open_here(ep->self_peers[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Adds name to (or removes it from) the /dev/shm files unlinked at exit. */
 static void rf_name_track(const char *name, int add) {
     pthread_mutex_lock(&rf_regions_lock);
@@ -1834,14 +1848,7 @@ void rf_close(rf_ep *ep) {
     if (ep == NULL) {
         return;
     }
-    /* A peer of this process already closed: libfabric 1.17's shm keeps one mapping of a peer's region per process,
-     * gone with that endpoint, and polling our completions then crashed in it (SIGSEGV in pthread_spin_trylock, 4
-     * closes in 6). No drain then; the sends stay unsettled, their buffers kept below. */
-    int self_peer_gone = 0;
-    for (int i = 0; i < ep->self_peer_count; i++) {
-        self_peer_gone |= !rf_region_open_here(ep->self_peers[i]);
-    }
-    if (ep->behind > 0 && ep->txcq != NULL && !ep->broken && !self_peer_gone) {
+    if (ep->behind > 0 && ep->txcq != NULL && !ep->broken && !rf_self_peer_gone(ep)) {
         /* sends left behind: the peer's kernel reads them from the ring freed below; give it a moment (a broken
          * endpoint reports no more completions). Not rf_wait_tx: its rf_idle returns at once once rf_wakeup ran. */
         uint64_t deadline = rf_deadline(RF_BEHIND_DRAIN_NS);

@@ -43,6 +43,12 @@ static int failures;
         }                                                                                                        \
     } while (0)
 
+/* Whether valgrind runs this test (make valgrind): it runs one thread at a time, so timing checks mean nothing. */
+static int under_valgrind(void) {
+    const char *preload = getenv("LD_PRELOAD");
+    return preload != NULL && strstr(preload, "vgpreload") != NULL;
+}
+
 /* Over shm: a child opens an endpoint and exits without closing it; its region file must be gone after. */
 static void exit_leaves_no_region(void) {
     int fds[2];
@@ -113,8 +119,7 @@ static void *window_watch_main(void *p) {
  * (not made again) and still in /dev/shm.
  */
 static void signals_during_the_first_open_keep_its_region(void) {
-    const char *preload = getenv("LD_PRELOAD");
-    if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
+    if (under_valgrind()) {
         /* valgrind runs one thread at a time: the watcher's busy loop then took 2-9 minutes of the open's turns
          * and no window can be seen anyway; the plain run (make test) checks it */
         return;
@@ -327,8 +332,7 @@ static int cmp_u64(const void *x, const void *y) {
 static void a_busy_cpu_ends_the_spin(rf_ep *rx, rf_ep *tx, int64_t rx_peer) {
     char err[RF_ERR_LEN];
     cpu_set_t saved, one;
-    const char *preload = getenv("LD_PRELOAD");
-    if (preload != NULL && strstr(preload, "vgpreload") != NULL) {
+    if (under_valgrind()) {
         return; /* valgrind runs one thread at a time on its own scheduler: no timing to check */
     }
     if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) != 0 || CPU_COUNT(&saved) < 2) {
@@ -621,9 +625,7 @@ static void a_message_wakes_a_blocked_receiver(const char *prov) {
         CHECK(r.rc == RF_OK && r.msg.length == 4, "blocked receive %d: rc %d", i, r.rc);
     }
     qsort(delay, 3, sizeof(delay[0]), cmp_u64);
-    const char *preload = getenv("LD_PRELOAD");
-    int valgrind = preload != NULL && strstr(preload, "vgpreload") != NULL; /* its own scheduler: no timing */
-    CHECK(valgrind || delay[1] < 5000000,
+    CHECK(under_valgrind() || delay[1] < 5000000, /* valgrind's own scheduler: no timing */
           "a receiver that did not spin took a message %llu us after it was sent (median of 3)",
           (unsigned long long) (delay[1] / 1000));
     r.rc = -100;
