@@ -630,17 +630,15 @@ plain_dir() { # plain_dir V SUITE: the cache folder for this plain run (printed)
             "${EXTRA_OPTS[*]:-}" | sha256sum | cut -c1-16)"
     echo "$CACHE/plain/$v-$suite-$id"
 }
-# plain_run V SUITE: the plain run, whole (and cached), or from the cache when one of the last PLAIN_DAYS days is
-# there; then "plain_recheck" after the agent run.
+# plain_usable DIR: plain_dir's folder holds a plain run of the last PLAIN_DAYS days (and --fresh-plain was not given)
 plain_usable() {
-    local d
-    d="$(plain_dir "$1" "$2")"
+    local d="$1"
     [[ "$FRESH_PLAIN" = 0 && -n "$d" && -f "$d/summary.txt" && -f "$d/made" ]] || return 1
     [[ $(( $(date +%s) - $(cat "$d/made") )) -lt $(( PLAIN_DAYS * 86400 )) ]]
 }
+# plain_store V SUITE DIR: the plain run just made, into plain_dir's folder (nothing when it is not cacheable)
 plain_store() {
-    local d
-    d="$(plain_dir "$1" "$2")"
+    local d="$3"
     [[ -n "$d" ]] || return 0
     rm -rf "$d.tmp"; mkdir -p "$d.tmp"
     cp "$OUT/summary-$1-$2-plain.txt" "$d.tmp/summary.txt"
@@ -648,11 +646,10 @@ plain_store() {
     date +%s >"$d.tmp/made"
     rm -rf "$d"; mv "$d.tmp" "$d"
 }
-# plain_recheck V SUITE: with a cached plain run: every test that did not pass with the agent (and is not
-# format-bound) runs plainly again now, and its result replaces the cached one.
+# plain_recheck V SUITE DIR: with the cached plain run in DIR: every test that did not pass with the agent (and is
+# not format-bound) runs plainly again now, and its result replaces the cached one.
 plain_recheck() {
-    local v="$1" suite="$2" key="$1-$2-plain" d made t st
-    d="$(plain_dir "$v" "$suite")"
+    local v="$1" suite="$2" key="$1-$2-plain" d="$3" made t st
     made="$(date -d "@$(cat "$d/made")" '+%Y-%m-%d %H:%M')"
     local -a again=()
     while read -r t st; do
@@ -705,13 +702,14 @@ why() {
     xargs -0 -r rm -rf
 for suite in "${SUITES[@]}"; do
     for v in "${JDKS[@]}"; do
-        if plain_usable "$v" "$suite"; then
-            RES_TOTAL[$v-$suite-plain]=$(grep -c . "$(plain_dir "$v" "$suite")/summary.txt" || true)
+        pd="$(plain_dir "$v" "$suite")"
+        if plain_usable "$pd"; then
+            RES_TOTAL[$v-$suite-plain]=$(grep -c . "$pd/summary.txt" || true)
             run_jtreg "$v" "$suite" agent
-            plain_recheck "$v" "$suite"
+            plain_recheck "$v" "$suite" "$pd"
         else
             run_jtreg "$v" "$suite" plain
-            plain_store "$v" "$suite"
+            plain_store "$v" "$suite" "$pd"
             run_jtreg "$v" "$suite" agent
         fi
     done
