@@ -31,8 +31,18 @@ final class SocketLink implements Link {
     private final byte[] rbuf = new byte[64 * 1024];
     private int rpos;
     private int rlim;
+    private final int forever;
     private int soTimeout;
     private volatile boolean open = true;
+
+    /**
+     * The socket's read timeout while a wait has none (about 24.8 days, waited through, see {@link #read}): every
+     * read of a link is then a timed one. The JDK's socket read has a timed and an untimed path; JRMP's server side
+     * reads with its 2-hour timeout, so a JVM whose reads took both compiled both into one method with C2 (a 20 KB
+     * nmethod, twice: {@code Socket$SocketInputStream.read} and {@code NioSocketImpl$1.read}), about 170 ms of a
+     * compiler thread in a JVM's first seconds, on the CPU the application's calls then wait for.
+     */
+    static final int FOREVER = Integer.MAX_VALUE;
 
     /** A frame's tail at least this long is written by a second write instead of being copied behind the head. */
     static final int TAIL_WRITE_MIN = 64 * 1024;
@@ -64,11 +74,18 @@ final class SocketLink implements Link {
     };
 
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
+        this(socket, maxFrame, spinNanos, FOREVER);
+    }
+
+    /** {@code forever}: the read timeout that stands for none (tests shorten it). */
+    SocketLink(Socket socket, int maxFrame, long spinNanos, int forever) throws IOException {
         this.socket = socket;
+        this.forever = forever;
+        this.soTimeout = forever;
         this.maxFrame = maxFrame;
         this.spinNanos = spinNanos;
         socket.setTcpNoDelay(true);
-        socket.setSoTimeout(0);
+        socket.setSoTimeout(forever);
         this.in = socket.getInputStream();
         this.out = socket.getOutputStream();
         this.peer = socket.getInetAddress().getHostAddress() + ":" + socket.getPort();
@@ -252,13 +269,18 @@ final class SocketLink implements Link {
 
     private int read(byte[] b, int off, int len) throws IOException {
         int k;
-        try {
-            k = in.read(b, off, len);
-        } catch (SocketTimeoutException e) {
-            throw e;
-        } catch (IOException e) {
-            close();
-            throw e;
+        while (true) {
+            try {
+                k = in.read(b, off, len);
+                break;
+            } catch (SocketTimeoutException e) {
+                if (soTimeout != forever) {
+                    throw e;
+                }
+            } catch (IOException e) {
+                close();
+                throw e;
+            }
         }
         if (k < 0) {
             close();
@@ -267,7 +289,11 @@ final class SocketLink implements Link {
         return k;
     }
 
+    /** {@code millis} 0: none ({@link #FOREVER}). */
     private void setTimeout(int millis) throws IOException {
+        if (millis == 0) {
+            millis = forever;
+        }
         if (millis != soTimeout) {
             socket.setSoTimeout(millis);
             soTimeout = millis;

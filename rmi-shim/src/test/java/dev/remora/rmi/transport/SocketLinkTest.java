@@ -239,4 +239,31 @@ class SocketLinkTest {
         assertEquals(Frame.HEADER + 10, f.length());
         assertEquals(11, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
     }
+
+    /**
+     * Every read is a timed one (the JDK's untimed read path stays cold, see {@link SocketLink#FOREVER}): a wait
+     * without a timeout reads with the stand-in timeout and waits through it, while a wait with one still ends.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 2_000_000})
+    void aWaitWithoutATimeoutReadsTimedAndWaitsThroughTheStandIn(long spin) throws Exception {
+        Link tx = new SocketTechnology(1 << 20, 0).open(a, true);
+        SocketLink rx = new SocketLink(b, 1 << 20, spin, 20);
+        assertEquals(20, b.getSoTimeout(), "a link's socket reads timed from the start");
+        assertThrows(java.net.SocketTimeoutException.class, () -> rx.receive((k, id, len) -> new FrameBuffer(16), 30));
+        Thread late = new Thread(() -> {
+            try {
+                Thread.sleep(150); // several stand-in timeouts
+                tx.send(frame(Frame.CALL, 12, 70_000)); // more than one read
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        late.start();
+        FrameBuffer f = rx.receive((k, id, len) -> new FrameBuffer(16), 0);
+        late.join();
+        assertEquals(20, b.getSoTimeout());
+        assertEquals(Frame.HEADER + 70_000, f.length());
+        assertEquals(12, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+    }
 }
