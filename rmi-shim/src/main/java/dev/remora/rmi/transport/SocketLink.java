@@ -35,14 +35,8 @@ final class SocketLink implements Link {
     private int soTimeout;
     private volatile boolean open = true;
 
-    /**
-     * The socket's read timeout while a wait has none (about 24.8 days, waited through, see {@link #read}): every
-     * read of a link is then a timed one. The JDK's socket read has a timed and an untimed path; JRMP's server side
-     * reads with its 2-hour timeout, so a JVM whose reads took both compiled both into one method with C2 (a 20 KB
-     * nmethod, twice: {@code Socket$SocketInputStream.read} and {@code NioSocketImpl$1.read}), about 170 ms of a
-     * compiler thread in a JVM's first seconds, on the CPU the application's calls then wait for.
-     */
-    static final int FOREVER = Integer.MAX_VALUE;
+    /** {@link Link#READ_FOREVER_MILLIS}. */
+    static final int FOREVER = READ_FOREVER_MILLIS;
 
     /** A frame's tail at least this long is written by a second write instead of being copied behind the head. */
     static final int TAIL_WRITE_MIN = 64 * 1024;

@@ -141,7 +141,7 @@ public final class FabricLink implements Link {
 
     /** Starts the liveness watcher; call once the link is handed to its user. */
     public void start() throws IOException {
-        socket.setSoTimeout(0);
+        socket.setSoTimeout(READ_FOREVER_MILLIS); // timed, waited through (see Link#READ_FOREVER_MILLIS)
         // Bells are single bytes that must leave at once: with Nagle's algorithm a ring written while an earlier
         // byte waited for its ACK sat out the peer's delayed ACK (40 ms), and calls stalled that long.
         socket.setTcpNoDelay(true);
@@ -152,7 +152,7 @@ public final class FabricLink implements Link {
 
     private void watch(InputStream in) {
         try {
-            for (int b = in.read(); b >= 0; b = in.read()) {
+            for (int b = bell(in); b >= 0; b = bell(in)) {
                 if (b == SLEEP) {
                     synchronized (bellLock) { // no frame is between its check for a sleeper and its post now
                         peerSleeps = true;
@@ -177,6 +177,17 @@ public final class FabricLink implements Link {
         if (open) {
             peerClosed = true;
             close();
+        }
+    }
+
+    /** The next byte on the liveness connection, -1 at its end; the read's stand-in timeout is waited through. */
+    private static int bell(InputStream in) throws IOException {
+        while (true) {
+            try {
+                return in.read();
+            } catch (java.net.SocketTimeoutException e) {
+                // READ_FOREVER_MILLIS without a byte: wait on
+            }
         }
     }
 

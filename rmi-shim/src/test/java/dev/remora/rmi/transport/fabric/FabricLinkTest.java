@@ -364,6 +364,22 @@ class FabricLinkTest {
      * asks its peer to ring and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that
      * arrive in time, in both directions and after repeated idle stretches, came by the bell.
      */
+    /**
+     * The liveness connection's watcher reads timed, as socket links do (see Link#READ_FOREVER_MILLIS), and waits
+     * through the stand-in timeout: bells still come after it has expired.
+     */
+    @Test
+    void theWatchersReadTimedAndBellsStillCome() throws Exception {
+        open(sleeping(1_000_000, false));
+        assertEquals(Link.READ_FOREVER_MILLIS, a.getSoTimeout());
+        assertEquals(Link.READ_FOREVER_MILLIS, b.getSoTimeout());
+        a.setSoTimeout(20); // the watcher's read now expires every 20 ms; it must keep reading
+        b.setSoTimeout(20);
+        Thread.sleep(100);
+        idleThenSend(2);
+        assertTrue(((FabricLink) server).sleepRequests() >= 1, "no bell asked for");
+    }
+
     @Test
     void anIdleReceiverSleepsUntilThePeerRings() throws Exception {
         open(sleeping(1_000_000, false));
