@@ -14,12 +14,10 @@ public interface Link extends Closeable {
     /**
      * The read timeout a link's socket has while a wait has none (about 24.8 days), waited through: every read of a
      * socket Remora keeps is a timed one. The JDK's socket read has a timed and an untimed path; JRMP's server side
-     * reads with its 2-hour timeout, so a JVM whose reads took both had C2 compile both into one method (a 20 KB
-     * nmethod, twice: {@code Socket$SocketInputStream.read} and {@code NioSocketImpl$1.read}), about 170 ms of a
-     * compiler thread in a JVM's first seconds, on the CPU the application's calls then wait for.
+     * reads with its 2-hour timeout, so a JVM whose reads took both had C2 compile both into one large method, on
+     * the CPU the application's first calls wait for (docs/startup.md, "The JDK's socket read, compiled once").
      */
     int READ_FOREVER_MILLIS = Integer.MAX_VALUE;
-
 
     /**
      * Sends {@code frame.array()[0, frame.length())}, one whole frame.
