@@ -35,9 +35,6 @@ final class SocketLink implements Link {
     private int soTimeout;
     private volatile boolean open = true;
 
-    /** {@link Link#READ_FOREVER_MILLIS}. */
-    static final int FOREVER = READ_FOREVER_MILLIS;
-
     /** A frame's tail at least this long is written by a second write instead of being copied behind the head. */
     static final int TAIL_WRITE_MIN = 64 * 1024;
     /** Chunk in which a tail's arrays other than byte[] are put in wire order (a multiple of 8 bytes). */
@@ -68,7 +65,7 @@ final class SocketLink implements Link {
     };
 
     SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
-        this(socket, maxFrame, spinNanos, FOREVER);
+        this(socket, maxFrame, spinNanos, READ_FOREVER_MILLIS);
     }
 
     /** {@code forever}: the read timeout that stands for none (tests shorten it). */
@@ -283,7 +280,7 @@ final class SocketLink implements Link {
         return k;
     }
 
-    /** {@code millis} 0: none ({@link #FOREVER}). */
+    /** {@code millis} 0: none ({@code forever}, {@link Link#READ_FOREVER_MILLIS} outside tests). */
     private void setTimeout(int millis) throws IOException {
         if (millis == 0) {
             millis = forever;

@@ -241,7 +241,7 @@ class SocketLinkTest {
     }
 
     /**
-     * Every read is a timed one (the JDK's untimed read path stays cold, see {@link SocketLink#FOREVER}): a wait
+     * Every read is a timed one (the JDK's untimed read path stays cold, see {@link Link#READ_FOREVER_MILLIS}): a wait
      * without a timeout reads with the stand-in timeout and waits through it, while a wait with one still ends.
      */
     @ParameterizedTest
