@@ -1,13 +1,18 @@
 /*
- * raw_tcp_pingpong: the kernel's TCP alone, for comparing libfabric's tcp provider with it (docs/transports.md).
+ * raw_tcp_pingpong: the kernel's TCP alone, for comparing libfabric's tcp provider with it (docs/transports.md);
+ * with -u, a Unix domain socket instead: the floor of any socket between two processes of one host.
  *
  * One invocation forks: the child is the echo server, the parent the client; they talk over TCP on 127.0.0.1 (or an
- * address given), with TCP_NODELAY, SIZE-byte messages, WARMUP round trips, then ITERS timed ones.
+ * address given), with TCP_NODELAY, or over a stream Unix domain socket at PATH (-u), with SIZE-byte messages,
+ * WARMUP round trips, then ITERS timed ones.
  *
  *   raw_tcp_pingpong [-s SIZE] [-n ITERS] [-w WARMUP] [-m block|busy] [-c CLIENT_CPU] [-C SERVER_CPU] [-a ADDR] [-P PORT]
+ *                    [-u PATH]
  *     -m  block: blocking recv (default); busy: recv with MSG_DONTWAIT in a loop (both sides)
+ *     -u  a Unix domain socket bound at PATH (removed before and after), not TCP; -a and -P are then unused
  *
- * Output: one line, "raw-tcp,MODE,SIZE,ITERS,CLIENT_CPU,SERVER_CPU,MEDIAN_US,P99_US" (round-trip times).
+ * Output: one line, "raw-tcp,MODE,SIZE,ITERS,CLIENT_CPU,SERVER_CPU,MEDIAN_US,P99_US" (round-trip times), "raw-unix,..."
+ * with -u.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -18,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -61,8 +67,8 @@ static int cmp_ll(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
     int size = 64, iters = 20000, warmup = 2000, busy = 0, client_cpu = -1, server_cpu = -1, port = 47611, opt;
-    const char *addr = "127.0.0.1";
-    while ((opt = getopt(argc, argv, "s:n:w:m:c:C:a:P:")) != -1) {
+    const char *addr = "127.0.0.1", *path = NULL;
+    while ((opt = getopt(argc, argv, "s:n:w:m:c:C:a:P:u:")) != -1) {
         switch (opt) {
         case 's': size = atoi(optarg); break;
         case 'n': iters = atoi(optarg); break;
@@ -72,9 +78,10 @@ int main(int argc, char **argv) {
         case 'C': server_cpu = atoi(optarg); break;
         case 'a': addr = optarg; break;
         case 'P': port = atoi(optarg); break;
+        case 'u': path = optarg; break;
         default:
             fprintf(stderr, "usage: %s [-s size] [-n iters] [-w warmup] [-m block|busy] [-c cpu] [-C cpu] [-a addr]"
-                    " [-P port]\n", argv[0]);
+                    " [-P port] [-u path]\n", argv[0]);
             return 2;
         }
     }
@@ -83,14 +90,33 @@ int main(int argc, char **argv) {
         return 2;
     }
     int one = 1;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short) port)};
-    if (inet_pton(AF_INET, addr, &a.sin_addr) != 1) {
-        fprintf(stderr, "raw_tcp_pingpong: bad address %s\n", addr);
-        return 2;
+    struct sockaddr_storage a;
+    socklen_t alen;
+    memset(&a, 0, sizeof a);
+    if (path != NULL) {
+        struct sockaddr_un *u = (struct sockaddr_un *) &a;
+        if (strlen(path) >= sizeof u->sun_path) {
+            fprintf(stderr, "raw_tcp_pingpong: socket path too long: %s\n", path);
+            return 2;
+        }
+        u->sun_family = AF_UNIX;
+        strcpy(u->sun_path, path);
+        alen = sizeof *u;
+        unlink(path);
+    } else {
+        struct sockaddr_in *in = (struct sockaddr_in *) &a;
+        in->sin_family = AF_INET;
+        in->sin_port = htons((unsigned short) port);
+        if (inet_pton(AF_INET, addr, &in->sin_addr) != 1) {
+            fprintf(stderr, "raw_tcp_pingpong: bad address %s\n", addr);
+            return 2;
+        }
+        alen = sizeof *in;
     }
-    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    int family = path != NULL ? AF_UNIX : AF_INET;
+    int ls = socket(family, SOCK_STREAM, 0);
     setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (bind(ls, (struct sockaddr *) &a, sizeof a) != 0 || listen(ls, 1) != 0) {
+    if (bind(ls, (struct sockaddr *) &a, alen) != 0 || listen(ls, 1) != 0) {
         perror("raw_tcp_pingpong: bind/listen");
         return 1;
     }
@@ -103,7 +129,9 @@ int main(int argc, char **argv) {
     if (child == 0) { /* echo server */
         pin(server_cpu);
         int fd = accept(ls, NULL, NULL);
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        if (path == NULL) {
+            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        }
         while (recv_full(fd, buf, size, busy) == 0) {
             if (send(fd, buf, (size_t) size, 0) != size) {
                 break;
@@ -113,9 +141,11 @@ int main(int argc, char **argv) {
     }
     close(ls);
     pin(client_cpu);
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(fd, (struct sockaddr *) &a, sizeof a) != 0) {
+    int fd = socket(family, SOCK_STREAM, 0);
+    if (path == NULL) {
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    if (connect(fd, (struct sockaddr *) &a, alen) != 0) {
         perror("raw_tcp_pingpong: connect");
         return 1;
     }
@@ -132,8 +162,11 @@ int main(int argc, char **argv) {
     }
     close(fd);
     waitpid(child, NULL, 0);
+    if (path != NULL) {
+        unlink(path);
+    }
     qsort(t, (size_t) iters, sizeof t[0], cmp_ll);
-    printf("raw-tcp,%s,%d,%d,%d,%d,%.3f,%.3f\n", busy ? "busy" : "block", size, iters, client_cpu, server_cpu,
+    printf("raw-%s,%s,%d,%d,%d,%d,%.3f,%.3f\n", path != NULL ? "unix" : "tcp", busy ? "busy" : "block", size, iters, client_cpu, server_cpu,
             t[iters / 2] / 1e3, t[(long long) iters * 99 / 100] / 1e3);
     return 0;
 }
