@@ -9,7 +9,8 @@
  *   raw_tcp_pingpong [-s SIZE] [-n ITERS] [-w WARMUP] [-m block|busy] [-c CLIENT_CPU] [-C SERVER_CPU] [-a ADDR] [-P PORT]
  *                    [-u PATH]
  *     -m  block: blocking recv (default); busy: recv with MSG_DONTWAIT in a loop (both sides)
- *     -u  a Unix domain socket bound at PATH (removed before and after), not TCP; -a and -P are then unused
+ *     -u  a Unix domain socket bound at PATH (a socket left there is removed first; removed after), not TCP; -a and -P
+ *         are then unused
  *
  * Output: one line, "raw-tcp,MODE,SIZE,ITERS,CLIENT_CPU,SERVER_CPU,MEDIAN_US,P99_US" (round-trip times), "raw-unix,..."
  * with -u.
@@ -23,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,6 +60,14 @@ static int recv_full(int fd, char *b, int n, int busy) {
         }
     }
     return 0;
+}
+
+/* Removes a socket file left at path by an earlier run; anything else there is left for bind to refuse. */
+static void unlink_socket(const char *path) {
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        unlink(path);
+    }
 }
 
 static int cmp_ll(const void *a, const void *b) {
@@ -102,7 +112,7 @@ int main(int argc, char **argv) {
         u->sun_family = AF_UNIX;
         strcpy(u->sun_path, path);
         alen = sizeof *u;
-        unlink(path);
+        unlink_socket(path);
     } else {
         struct sockaddr_in *in = (struct sockaddr_in *) &a;
         in->sin_family = AF_INET;
@@ -163,10 +173,10 @@ int main(int argc, char **argv) {
     close(fd);
     waitpid(child, NULL, 0);
     if (path != NULL) {
-        unlink(path);
+        unlink_socket(path);
     }
     qsort(t, (size_t) iters, sizeof t[0], cmp_ll);
-    printf("raw-%s,%s,%d,%d,%d,%d,%.3f,%.3f\n", path != NULL ? "unix" : "tcp", busy ? "busy" : "block", size, iters, client_cpu, server_cpu,
-            t[iters / 2] / 1e3, t[(long long) iters * 99 / 100] / 1e3);
+    printf("raw-%s,%s,%d,%d,%d,%d,%.3f,%.3f\n", path != NULL ? "unix" : "tcp", busy ? "busy" : "block", size, iters,
+            client_cpu, server_cpu, t[iters / 2] / 1e3, t[(long long) iters * 99 / 100] / 1e3);
     return 0;
 }
