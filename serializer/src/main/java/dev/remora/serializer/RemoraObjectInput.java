@@ -1944,6 +1944,14 @@ public class RemoraObjectInput extends ObjectInputStream {
 
         @Override
         public Status checkInput(FilterInfo info) {
+            if (!(info instanceof Info) && (info.references() != 0 || info.depth() != 0 || info.streamBytes() != 0)) {
+                // Another stream's check. A class's readObject may keep this stream's filter for a stream of its own
+                // (MarshalledObject does, for get(), which may run after this reader moved on). The JDK's own
+                // checks on this reader say 0 for all three (it reads nothing through the JDK's fields); another
+                // stream has read something before its first check. That stream's figures and the effective filter
+                // decide, as with the JDK's stream, whose getObjectInputFilter() is that filter.
+                return next == null ? Status.UNDECIDED : next.checkInput(info);
+            }
             if (info.arrayLength() > 64 + 8L * Math.max(0, end - pos)) {
                 return Status.REJECTED;
             }
