@@ -18,20 +18,24 @@ import javax.management.AttributeList;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanException;
+import javax.management.MBeanServer;
 import javax.management.MBeanServerConnection;
 import javax.management.Notification;
 import javax.management.NotificationListener;
 import javax.management.ObjectName;
 import javax.management.remote.JMXConnector;
 import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXConnectorServer;
 import javax.management.remote.JMXServiceURL;
 
 /**
- * {@code JmxClient <port> session|auth}: a JMX client of {@link JmxServer} over the JDK's RMI connector, printing one
- * line per step, the same lines whatever carries the calls.
+ * {@code JmxClient <port> session|auth}, {@code JmxClient <service URL> url} or {@code JmxClient - local}: a JMX client
+ * of {@link JmxServer} over the JDK's RMI connector (by its registry, or by a URL that holds the stub), or of a
+ * connector server this JVM starts itself through a custom RMIServerSocketFactory ({@code local}, as the JDK's own JMX
+ * tests do), printing one line per step, the same lines whatever carries the calls.
  * <ul>
- * <li>session: platform MXBeans through proxies (open types: {@code CompositeData}, arrays of it), every readable
- * attribute of every {@code java.lang} MBean, an application MBean's attribute, operation, notifications (delivered by
+ * <li>session, url, local: platform MXBeans through proxies (open types: {@code CompositeData}, arrays of it), every
+ * readable attribute of every {@code java.lang} MBean, an application MBean's attribute, operation, notifications (delivered by
  * the connector's long-polling {@code fetchNotifications} call) and exceptions, then 2000 calls in a row.</li>
  * <li>auth: against a server started with a password file: the right credentials, a wrong password, and two
  * credential objects of types the connector's deserialization filter refuses ({@code HashMap}, {@code ArrayList}).</li>
@@ -41,7 +45,18 @@ public final class JmxClient {
     private static final String COUNTER = "dev.remora.it.jmx:type=Counter";
 
     public static void main(String[] args) throws Exception {
-        JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + args[0] + "/jmxrmi");
+        JMXConnectorServer local = null;
+        JMXServiceURL url;
+        if (args[1].equals("url")) {
+            url = new JMXServiceURL(args[0]);
+        } else if (args[1].equals("local")) {
+            MBeanServer mbs = ManagementFactory.getPlatformMBeanServer(); // the session reads the platform MXBeans
+            mbs.registerMBean(new Counter(), new ObjectName(COUNTER));
+            local = JmxServer.startWithFactory(mbs);
+            url = local.getAddress();
+        } else {
+            url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + args[0] + "/jmxrmi");
+        }
         if (args[1].equals("auth")) {
             auth(url);
         } else {
@@ -49,6 +64,9 @@ public final class JmxClient {
                 session(c.getMBeanServerConnection());
             }
             System.out.println("closed");
+        }
+        if (local != null) {
+            local.stop();
         }
     }
 

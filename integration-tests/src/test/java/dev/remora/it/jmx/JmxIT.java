@@ -144,4 +144,48 @@ class JmxIT {
                     + both(r));
         }
     }
+
+    /**
+     * A connector server that listens through a custom RMIServerSocketFactory whose sockets are plain ones (as the
+     * JDK's own JMX tests make): its objects are JRMP's with the agent too, and the session must not notice. In one
+     * JVM (client and connector server together, the JDK's BrokenConnectionTest's set-up) and across two. Before
+     * Remora declined such connections, the client's first call got "no such object in table".
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aServerSocketFactorysEndpointStaysOnJrmp(Jdk jdk) throws Exception {
+        List<String> expected = null;
+        for (boolean agent : new boolean[] {false, true}) {
+            try (Jvm one = Jvm.start(jdk, opts(agent), JmxClient.class.getName(), "-", "local")) {
+                assertEquals(0, one.waitFor(120), () -> "agent " + agent + "\n" + one.describe());
+                List<String> out = one.stdoutLines();
+                if (expected == null) {
+                    expected = out;
+                    assertEquals("closed", out.get(out.size() - 1), () -> one.describe());
+                } else {
+                    assertEquals(expected, out, () -> "in one JVM, agent " + agent + "\n" + one.describe());
+                }
+            }
+        }
+        for (boolean agent : new boolean[] {false, true}) {
+            try (Jvm server = Jvm.start(jdk, jmxServer(agent, Jvm.freePort(),
+                    "-Dcom.sun.management.jmxremote.authenticate=false"), JmxServer.class.getName(), "factory")) {
+                server.awaitLine("READY", 60);
+                String url = server.stdoutLines().stream().filter(l -> l.startsWith("URL ")).findFirst()
+                        .orElseThrow(() -> new AssertionError("no URL line\n" + server.describe())).substring(4);
+                try (Jvm client = Jvm.start(jdk, opts(agent), JmxClient.class.getName(), url, "url")) {
+                    assertEquals(0, client.waitFor(120), () -> "agent " + agent + "\n" + client.describe()
+                            + "\nserver:\n" + server.describe());
+                    server.stop();
+                    List<String> exp = expected;
+                    assertEquals(exp, client.stdoutLines(), () -> "two JVMs, agent " + agent + "\n" + client.describe()
+                            + "\nserver:\n" + server.describe());
+                    if (agent) {
+                        assertTrue(client.stat("calls_jrmp") >= 2000, () -> "JRMP's endpoint\n" + client.describe());
+                        assertTrue(server.stat("server_jrmp_dispatches") >= 2000, () -> server.describe());
+                    }
+                }
+            }
+        }
+    }
 }

@@ -266,6 +266,40 @@ public final class RmiInternals {
         return LocalHandlers.NEW_HANDLER.invokeExact(transport, (java.net.Socket) null, clientHost);
     }
 
+    /** A ConnectionHandler's transport and that transport's endpoint, looked up on first use (accepted connections). */
+    private static final class HandlerEndpoints {
+        static final MethodHandle TRANSPORT; // ConnectionHandler.this$0: the TCPTransport that accepted it
+        static final MethodHandle ENDPOINT; // TCPTransport.getEndpoint()
+
+        static {
+            try {
+                ClassLoader rmi = Remote.class.getClassLoader();
+                Class<?> transport = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, rmi);
+                Class<?> handler = Class.forName("sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", false, rmi);
+                Class<?> tcpEndpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi);
+                MethodHandles.Lookup l = MethodHandles.privateLookupIn(transport, MethodHandles.lookup());
+                TRANSPORT = MethodHandles.privateLookupIn(handler, MethodHandles.lookup())
+                        .findGetter(handler, "this$0", transport)
+                        .asType(MethodType.methodType(Object.class, Object.class));
+                ENDPOINT = l.findVirtual(transport, "getEndpoint", MethodType.methodType(tcpEndpoint))
+                        .asType(MethodType.methodType(Object.class, Object.class));
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("TCPTransport.ConnectionHandler's endpoint not reachable: " + e, e);
+            }
+        }
+    }
+
+    /**
+     * True when the JRMP transport that accepted {@code connectionHandler}'s connection listens through a custom
+     * RMIServerSocketFactory: the objects exported there are JRMP's alone (Remora does not serve objects exported with
+     * socket factories), even when that factory's sockets are plain {@code Socket}s.
+     */
+    public static boolean acceptedByServerSocketFactory(Object connectionHandler) throws Throwable {
+        Object transport = HandlerEndpoints.TRANSPORT.invokeExact(connectionHandler);
+        Object ep = HandlerEndpoints.ENDPOINT.invokeExact(transport);
+        return RmiDirect.serverSocketFactory(ep) != null;
+    }
+
     /**
      * JRMP's own settings, read from the JDK's fields, so that each has the value JRMP itself uses: the JDK reads its
      * {@code sun.rmi.*} properties once, when the class that holds the setting is initialized (the application's
