@@ -230,10 +230,15 @@ public final class RmiInternals {
         }
     }
 
-    /** The ConnectionHandler constructor and TCPEndpoint.transport, looked up on first use (co-located calls). */
-    private static final class LocalHandlers {
+    /**
+     * TCPTransport's internals, looked up on first use: the ConnectionHandler constructor and TCPEndpoint.transport
+     * (co-located calls), a ConnectionHandler's transport and that transport's endpoint (accepted connections).
+     */
+    private static final class TransportHandles {
         static final MethodHandle NEW_HANDLER; // new TCPTransport.ConnectionHandler(TCPTransport, Socket, String)
         static final MethodHandle EP_TRANSPORT; // TCPEndpoint.transport
+        static final MethodHandle HANDLER_TRANSPORT; // ConnectionHandler.this$0: the TCPTransport that accepted it
+        static final MethodHandle TRANSPORT_ENDPOINT; // TCPTransport.getEndpoint()
 
         static {
             try {
@@ -242,13 +247,18 @@ public final class RmiInternals {
                 Class<?> handler = Class.forName("sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", false, rmi);
                 Class<?> tcpEndpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi);
                 MethodHandles.Lookup l = MethodHandles.privateLookupIn(transport, MethodHandles.lookup());
+                MethodType objectToObject = MethodType.methodType(Object.class, Object.class);
                 NEW_HANDLER = l.findConstructor(handler, MethodType.methodType(void.class, transport,
                         java.net.Socket.class, String.class)).asType(MethodType.methodType(Object.class,
                         Object.class, java.net.Socket.class, String.class));
                 EP_TRANSPORT = MethodHandles.privateLookupIn(tcpEndpoint, MethodHandles.lookup())
                         .findGetter(tcpEndpoint, "transport", transport);
+                HANDLER_TRANSPORT = MethodHandles.privateLookupIn(handler, MethodHandles.lookup())
+                        .findGetter(handler, "this$0", transport).asType(objectToObject);
+                TRANSPORT_ENDPOINT = l.findVirtual(transport, "getEndpoint", MethodType.methodType(tcpEndpoint))
+                        .asType(objectToObject);
             } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("TCPTransport.ConnectionHandler not reachable: " + e, e);
+                throw new IllegalStateException("TCPTransport's internals not reachable: " + e, e);
             }
         }
     }
@@ -259,34 +269,11 @@ public final class RmiInternals {
      * co-located call so {@code RemoteServer.getClientHost()} answers as under JRMP.
      */
     public static Object localConnectionHandler(Object localEndpoint, String clientHost) throws Throwable {
-        Object transport = RmiDirect.endpointTransport(LocalHandlers.EP_TRANSPORT, localEndpoint);
+        Object transport = RmiDirect.endpointTransport(TransportHandles.EP_TRANSPORT, localEndpoint);
         if (transport == null) {
             throw new IllegalStateException("the endpoint has no transport: not an endpoint of this JVM");
         }
-        return LocalHandlers.NEW_HANDLER.invokeExact(transport, (java.net.Socket) null, clientHost);
-    }
-
-    /** A ConnectionHandler's transport and that transport's endpoint, looked up on first use (accepted connections). */
-    private static final class HandlerEndpoints {
-        static final MethodHandle TRANSPORT; // ConnectionHandler.this$0: the TCPTransport that accepted it
-        static final MethodHandle ENDPOINT; // TCPTransport.getEndpoint()
-
-        static {
-            try {
-                ClassLoader rmi = Remote.class.getClassLoader();
-                Class<?> transport = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, rmi);
-                Class<?> handler = Class.forName("sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", false, rmi);
-                Class<?> tcpEndpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, rmi);
-                MethodHandles.Lookup l = MethodHandles.privateLookupIn(transport, MethodHandles.lookup());
-                TRANSPORT = MethodHandles.privateLookupIn(handler, MethodHandles.lookup())
-                        .findGetter(handler, "this$0", transport)
-                        .asType(MethodType.methodType(Object.class, Object.class));
-                ENDPOINT = l.findVirtual(transport, "getEndpoint", MethodType.methodType(tcpEndpoint))
-                        .asType(MethodType.methodType(Object.class, Object.class));
-            } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("TCPTransport.ConnectionHandler's endpoint not reachable: " + e, e);
-            }
-        }
+        return TransportHandles.NEW_HANDLER.invokeExact(transport, (java.net.Socket) null, clientHost);
     }
 
     /**
@@ -295,8 +282,8 @@ public final class RmiInternals {
      * socket factories), even when that factory's sockets are plain {@code Socket}s.
      */
     public static boolean acceptedByServerSocketFactory(Object connectionHandler) throws Throwable {
-        Object transport = HandlerEndpoints.TRANSPORT.invokeExact(connectionHandler);
-        Object ep = HandlerEndpoints.ENDPOINT.invokeExact(transport);
+        Object transport = TransportHandles.HANDLER_TRANSPORT.invokeExact(connectionHandler);
+        Object ep = TransportHandles.TRANSPORT_ENDPOINT.invokeExact(transport);
         return RmiDirect.serverSocketFactory(ep) != null;
     }
 
