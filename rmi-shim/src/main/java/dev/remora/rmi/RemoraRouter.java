@@ -541,16 +541,19 @@ public final class RemoraRouter implements CallRouter {
         if (socket.getClass() != Socket.class) {
             return socket; // a custom server socket factory's socket (SSL, ...): JRMP's
         }
-        try {
-            if (RmiInternals.acceptedByServerSocketFactory(connectionHandler)) {
-                // a custom factory whose sockets are plain ones: its endpoint's objects are JRMP's (exported() left
-                // them out), so a Remora hello there must reach JRMP, which refuses it, and the client goes on in JRMP
+        if (connectionHandler != null) { // JRMP's ConnectionHandler, from the hook; none in tests of the hello alone
+            try {
+                if (RmiInternals.acceptedByServerSocketFactory(connectionHandler)) {
+                    // a custom factory whose sockets are plain ones: its endpoint's objects are JRMP's (exported()
+                    // left them out), so a Remora hello there must reach JRMP, which refuses it, and the client goes
+                    // on in JRMP
+                    return socket;
+                }
+            } catch (Throwable t) {
+                options.listener.note("accept-endpoint:" + t.getClass().getName(), "Remora cannot tell which"
+                        + " endpoint accepted a connection, so connections stay on JRMP: " + t);
                 return socket;
             }
-        } catch (Throwable t) {
-            options.listener.note("accept-endpoint:" + t.getClass().getName(), "Remora cannot tell which endpoint"
-                    + " accepted a connection, so connections stay on JRMP: " + t);
-            return socket;
         }
         int readTimeout = options.readTimeout();
         if (readTimeout > 0) {
