@@ -360,11 +360,6 @@ class FabricLinkTest {
     }
 
     /**
-     * Idle links cost no CPU: without shared rings a receiver idle for longer than remora.fabric.sleep (here 1 ms)
-     * asks its peer to ring and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that
-     * arrive in time, in both directions and after repeated idle stretches, came by the bell.
-     */
-    /**
      * The liveness connection's watcher reads timed, as socket links do (see Link#READ_FOREVER_MILLIS), and waits
      * through the stand-in timeout: bells still come after it has expired.
      */
@@ -380,6 +375,11 @@ class FabricLinkTest {
         assertTrue(((FabricLink) server).sleepRequests() >= 1, "no bell asked for");
     }
 
+    /**
+     * Idle links cost no CPU: without shared rings a receiver idle for longer than remora.fabric.sleep (here 1 ms)
+     * asks its peer to ring and sleeps until then. The endpoints' safety-net wake-up is 30 s here, so frames that
+     * arrive in time, in both directions and after repeated idle stretches, came by the bell.
+     */
     @Test
     void anIdleReceiverSleepsUntilThePeerRings() throws Exception {
         open(sleeping(1_000_000, false));
