@@ -68,6 +68,21 @@ public final class Jvm implements AutoCloseable {
         return "-javaagent:" + agentJar() + (agentArgs == null ? "" : "=" + agentArgs);
     }
 
+    /**
+     * Options of an RMI JVM on loopback ({@code java.rmi.server.hostname=127.0.0.1}): with the agent and
+     * {@code remora.stats=true} (so that {@link #stat} can read its counters) or without it, then {@code more}.
+     */
+    public static List<String> rmiOptions(boolean agent, String... more) {
+        List<String> l = new ArrayList<>();
+        if (agent) {
+            l.add(javaagent(null));
+            l.add("-Dremora.stats=true");
+        }
+        l.add("-Djava.rmi.server.hostname=127.0.0.1");
+        l.addAll(Arrays.asList(more));
+        return l;
+    }
+
     public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

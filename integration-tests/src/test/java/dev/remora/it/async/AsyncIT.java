@@ -33,14 +33,7 @@ class AsyncIT {
     }
 
     static List<String> client(boolean agent, String... more) {
-        List<String> l = new ArrayList<>();
-        if (agent) {
-            l.add(Jvm.javaagent(null));
-            l.add("-Dremora.stats=true");
-        }
-        l.add(LOOPBACK);
-        l.addAll(Arrays.asList(more));
-        return l;
+        return Jvm.rmiOptions(agent, more);
     }
 
     /** Runs the client session; returns {client, server} after both ended (the server by SIGTERM, for its stats). */

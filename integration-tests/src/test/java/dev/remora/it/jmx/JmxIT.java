@@ -8,7 +8,6 @@ import dev.remora.it.Jvm.Jdk;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,8 +23,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * connector's own filter on credentials (a server started with a password file).
  */
 class JmxIT {
-    private static final String LOOPBACK = "-Djava.rmi.server.hostname=127.0.0.1";
-
     /**
      * JDK 25's default for the JMX agent's deserialization filter ({@code conf/management/management.properties}), set
      * on JDK 17 too (which has none by default): every operation's parameters pass through it twice, once as a
@@ -40,19 +37,8 @@ class JmxIT {
     @TempDir
     Path dir;
 
-    private static List<String> opts(boolean agent, String... props) {
-        List<String> l = new ArrayList<>();
-        if (agent) {
-            l.add(Jvm.javaagent(null));
-            l.add("-Dremora.stats=true");
-        }
-        l.add(LOOPBACK);
-        l.addAll(Arrays.asList(props));
-        return l;
-    }
-
     private static List<String> jmxServer(boolean agent, int port, String... props) {
-        List<String> l = opts(agent, "-Dcom.sun.management.jmxremote.port=" + port,
+        List<String> l = Jvm.rmiOptions(agent, "-Dcom.sun.management.jmxremote.port=" + port,
                 "-Dcom.sun.management.jmxremote.ssl=false",
                 "-Dcom.sun.management.jmxremote.serial.filter.pattern=" + JMX_FILTER);
         l.addAll(Arrays.asList(props));
@@ -64,7 +50,7 @@ class JmxIT {
             throws Exception {
         try (Jvm server = Jvm.start(jdk, serverOpts, JmxServer.class.getName())) {
             server.awaitLine("READY", 60);
-            try (Jvm client = Jvm.start(jdk, opts(clientAgent), JmxClient.class.getName(), String.valueOf(port),
+            try (Jvm client = Jvm.start(jdk, Jvm.rmiOptions(clientAgent), JmxClient.class.getName(), String.valueOf(port),
                     mode)) {
                 int exit = client.waitFor(120);
                 assertEquals(0, exit, () -> "client failed\n" + client.describe() + "\nserver:\n" + server.describe());
@@ -156,7 +142,7 @@ class JmxIT {
     void aServerSocketFactorysEndpointStaysOnJrmp(Jdk jdk) throws Exception {
         List<String> expected = null;
         for (boolean agent : new boolean[] {false, true}) {
-            try (Jvm one = Jvm.start(jdk, opts(agent), JmxClient.class.getName(), "-", "local")) {
+            try (Jvm one = Jvm.start(jdk, Jvm.rmiOptions(agent), JmxClient.class.getName(), "-", "local")) {
                 assertEquals(0, one.waitFor(120), () -> "agent " + agent + "\n" + one.describe());
                 List<String> out = one.stdoutLines();
                 if (expected == null) {
@@ -173,7 +159,7 @@ class JmxIT {
                 server.awaitLine("READY", 60);
                 String url = server.stdoutLines().stream().filter(l -> l.startsWith("URL ")).findFirst()
                         .orElseThrow(() -> new AssertionError("no URL line\n" + server.describe())).substring(4);
-                try (Jvm client = Jvm.start(jdk, opts(agent), JmxClient.class.getName(), url, "url")) {
+                try (Jvm client = Jvm.start(jdk, Jvm.rmiOptions(agent), JmxClient.class.getName(), url, "url")) {
                     assertEquals(0, client.waitFor(120), () -> "agent " + agent + "\n" + client.describe()
                             + "\nserver:\n" + server.describe());
                     server.stop();
