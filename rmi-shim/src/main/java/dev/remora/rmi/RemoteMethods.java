@@ -4,6 +4,8 @@ import dev.remora.rmi.jdk.RmiInternals;
 import java.lang.reflect.Method;
 import java.rmi.Remote;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -25,20 +27,29 @@ final class RemoteMethods {
 
     private RemoteMethods(Class<?> implClass) {
         TreeMap<Long, Method> map = new TreeMap<>();
+        Map<Long, Method> jrmp = null;
         for (Class<?> c = implClass; c != null; c = c.getSuperclass()) {
             for (Class<?> intf : c.getInterfaces()) {
                 if (Remote.class.isAssignableFrom(intf)) {
                     for (Method m : intf.getMethods()) {
+                        long hash;
                         try {
-                            m.setAccessible(true);
-                        } catch (RuntimeException e) {
-                            // as the JDK: a public method of a public interface works without it
-                        }
-                        try {
-                            map.put(RmiInternals.methodHash(m), m);
+                            hash = RmiInternals.methodHash(m);
                         } catch (Throwable t) {
                             throw new IllegalStateException("cannot hash " + m, t);
                         }
+                        if (!m.trySetAccessible()) {
+                            // a package its module exports to java.rmi only (jdk.jstatd's, a user's named module):
+                            // invoke JRMP's Method, which java.rmi made accessible, as JRMP itself would
+                            if (jrmp == null) {
+                                jrmp = jrmpMethods(implClass);
+                            }
+                            Method own = jrmp.get(hash);
+                            if (own != null && own.equals(m)) {
+                                m = own;
+                            }
+                        }
+                        map.put(hash, m);
                     }
                 }
             }
@@ -46,9 +57,21 @@ final class RemoteMethods {
         hashes = new long[map.size()];
         methods = new Method[map.size()];
         int i = 0;
-        for (java.util.Map.Entry<Long, Method> e : map.entrySet()) {
+        for (Map.Entry<Long, Method> e : map.entrySet()) {
             hashes[i] = e.getKey();
             methods[i++] = e.getValue();
+        }
+    }
+
+    /**
+     * JRMP's methods of {@code implClass}, or none (its calls then fail as Remora's own {@code Method} does, with an
+     * {@code IllegalAccessException} the caller receives).
+     */
+    private static Map<Long, Method> jrmpMethods(Class<?> implClass) {
+        try {
+            return RmiInternals.jrmpMethods(implClass);
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return Collections.emptyMap();
         }
     }
 

@@ -177,6 +177,48 @@ public final class RmiInternals {
         return RmiDirect.methodHash(m);
     }
 
+    /**
+     * JRMP's own {@code Method} objects for the remote methods of {@code implClass}, by method hash
+     * ({@code UnicastServerRef.hashToMethod_Maps}, which the JDK fills once per class): java.rmi made each accessible
+     * for itself, so they can be invoked where a remote interface's package is exported to java.rmi only (a named
+     * module's {@code exports p to java.rmi}), which Remora's own {@code Method} cannot. Looked up on first use.
+     */
+    public static java.util.Map<Long, Method> jrmpMethods(Class<?> implClass) throws ReflectiveOperationException {
+        return JrmpMethods.of(implClass);
+    }
+
+    private static final class JrmpMethods {
+        static final Object MAPS;   // UnicastServerRef.hashToMethod_Maps, a WeakClassHashMap<Map<Long, Method>>
+        static final Method GET;    // WeakClassHashMap.get(Class)
+        static final ReflectiveOperationException FAILURE;
+
+        static {
+            Object maps = null;
+            Method get = null;
+            ReflectiveOperationException failure = null;
+            try {
+                maps = Settings.staticField("sun.rmi.server.UnicastServerRef", "hashToMethod_Maps").get(null);
+                get = Class.forName("sun.rmi.server.WeakClassHashMap", false, Remote.class.getClassLoader())
+                        .getMethod("get", Class.class);
+                get.setAccessible(true);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                failure = e instanceof ReflectiveOperationException ? (ReflectiveOperationException) e
+                        : new ReflectiveOperationException(e);
+            }
+            MAPS = maps;
+            GET = get;
+            FAILURE = failure;
+        }
+
+        @SuppressWarnings("unchecked")
+        static java.util.Map<Long, Method> of(Class<?> implClass) throws ReflectiveOperationException {
+            if (FAILURE != null) {
+                throw FAILURE;
+            }
+            return (java.util.Map<Long, Method>) GET.invoke(MAPS, implClass);
+        }
+    }
+
     /** Target.getDispatcher() and UnicastServerRef.filter, looked up on first use (fast serializer only). */
     private static final class Filters {
         static final MethodHandle DISPATCHER;
