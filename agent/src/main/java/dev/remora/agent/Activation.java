@@ -23,7 +23,8 @@ import java.util.List;
  *
  * <p>Under a SecurityManager (JDK 17, set by the application before RMI's classes load) Remora activates nothing: its
  * code holds no permissions under the policy, so it says once that it leaves RMI to JRMP, as the hooks say when the
- * SecurityManager comes after them.
+ * SecurityManager comes after them. Nor does it when the boot layer lacks jdk.unsupported ({@code java -m} of a module
+ * that does not require it): that is a failed install, said once with the option that fixes it.
  */
 final class Activation {
     private final Instrumentation inst;
@@ -79,6 +80,15 @@ final class Activation {
         return weaver;
     }
 
+    /**
+     * Why a JVM whose boot layer lacks jdk.unsupported stays plain: Remora's serializer makes objects and reaches their
+     * serialization methods through {@code sun.reflect.ReflectionFactory}, as serialization libraries do, and a peer
+     * with the agent sends it values in that format. {@code java -m} resolves only what the main module requires.
+     */
+    static final String NO_JDK_UNSUPPORTED = "the module jdk.unsupported is not in this JVM's boot layer (its main"
+            + " module does not require it, or the runtime image lacks it), and Remora's serializer needs it: add"
+            + " --add-modules jdk.unsupported to the java command (for a JDK tool, -J--add-modules=jdk.unsupported)";
+
     @SuppressWarnings("removal")
     private static boolean securityManager() {
         return System.getSecurityManager() != null;
@@ -89,6 +99,11 @@ final class Activation {
             // Remora's code holds no permissions under the policy: it could neither read the JDK's class files nor
             // initialise Byte Buddy, and it would leave every call to JRMP anyway (Hooks.underSecurityManager)
             Log.once("security-manager", Hooks.SECURITY_MANAGER);
+            return null;
+        }
+        if (!ModuleLayer.boot().findModule("jdk.unsupported").isPresent()) {
+            stats.fallback(NO_JDK_UNSUPPORTED);
+            Installer.refuse(config, NO_JDK_UNSUPPORTED);
             return null;
         }
         long t0 = System.nanoTime();

@@ -309,8 +309,10 @@ public final class Installer {
         String command = System.getProperty("sun.java.command", "");
         int space = command.indexOf(' ');
         String main = space < 0 ? command : command.substring(0, space);
+        // java -m module/class (jstatd: jdk.jstatd/sun.tools.jstatd.Jstatd): the module's name or the class's
+        String className = main.substring(main.indexOf('/') + 1);
         for (String prefix : TOOL_PREFIXES) {
-            if (main.startsWith(prefix)) {
+            if (main.startsWith(prefix) || className.startsWith(prefix)) {
                 return main;
             }
         }

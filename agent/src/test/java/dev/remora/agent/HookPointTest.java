@@ -126,12 +126,19 @@ class HookPointTest {
     }
 
     @Test
-    void jdkToolsAreRecognisedByMainClass() {
+    void jdkToolsAreRecognisedByMainClassOrModule() {
         String saved = System.getProperty("sun.java.command");
         try {
             System.setProperty("sun.java.command", "com.sun.tools.javac.Main -version");
             assertEquals("com.sun.tools.javac.Main", Installer.jdkTool());
             System.setProperty("sun.java.command", "com.example.RmiServer 1099");
+            assertEquals(null, Installer.jdkTool());
+            // launched as java -m module/class: jstatd by its class, jstat by its module
+            System.setProperty("sun.java.command", "jdk.jstatd/sun.tools.jstatd.Jstatd -p 1099");
+            assertEquals("jdk.jstatd/sun.tools.jstatd.Jstatd", Installer.jdkTool());
+            System.setProperty("sun.java.command", "jdk.jcmd/sun.tools.jstat.Jstat -gcutil 1");
+            assertEquals("jdk.jcmd/sun.tools.jstat.Jstat", Installer.jdkTool());
+            System.setProperty("sun.java.command", "com.example.app/com.example.RmiServer 1099");
             assertEquals(null, Installer.jdkTool());
         } finally {
             System.setProperty("sun.java.command", saved);
