@@ -105,6 +105,28 @@ public final class Jvm implements AutoCloseable {
                 + (api == null ? "" : java.io.File.pathSeparator + api));
         cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
+        return launch(cmd);
+    }
+
+    /**
+     * A modular application: {@code java -p modulePath -m module/class args}, nothing on the class path (so the boot
+     * layer holds only what that module requires, and {@code jvmOptions}' {@code --add-modules}).
+     */
+    public static Jvm startModule(Jdk jdk, List<String> jvmOptions, Path modulePath, String moduleAndClass,
+            String... args) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(jdk.require().toString());
+        cmd.add("-Xshare:auto");
+        cmd.addAll(jvmOptions);
+        cmd.add("-p");
+        cmd.add(modulePath.toString());
+        cmd.add("-m");
+        cmd.add(moduleAndClass);
+        cmd.addAll(Arrays.asList(args));
+        return launch(cmd);
+    }
+
+    private static Jvm launch(List<String> cmd) throws IOException {
         Path dir = Files.createTempDirectory("remora-it");
         dir.toFile().deleteOnExit();
         Path out = dir.resolve("stdout");
