@@ -21,6 +21,7 @@ import java.rmi.MarshalException;
 import java.rmi.Remote;
 import java.rmi.UnmarshalException;
 import java.rmi.server.ObjID;
+import java.rmi.server.RMISocketFactory;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.SynchronousQueue;
@@ -237,10 +238,30 @@ public final class RemoraRouter implements CallRouter {
 
     private static final Object[] NO_ARGS = new Object[0];
 
+    /**
+     * Why this JVM's calls stay on JRMP once the application set a global {@code RMISocketFactory}: JRMP makes every
+     * socket of an endpoint without factories with it (a tunnel, encryption, the application's socket options), and
+     * Remora's own sockets would go around it.
+     */
+    static final String GLOBAL_FACTORY = "the application set a global RMISocketFactory"
+            + " (RMISocketFactory.setSocketFactory), which makes JRMP's sockets: Remora leaves this JVM's RMI to JRMP"
+            + " rather than go around it";
+
+    /** The application's global socket factory is set (said once; counted per call or connection left to JRMP). */
+    private boolean globalSocketFactory() {
+        if (RMISocketFactory.getSocketFactory() == null) {
+            return false;
+        }
+        options.listener.fallback("global-socket-factory", GLOBAL_FACTORY);
+        return true;
+    }
+
     private RemoteEndpoint newEndpoint(Object ep) throws Exception {
         RemoteEndpoint re;
         try {
-            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep)) {
+            // the global factory is set once, at start-up, before the application's first remote call (JRMP refuses
+            // a second one); a cached endpoint from before it keeps Remora's path
+            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep) || globalSocketFactory()) {
                 // Not remembered: the endpoint holds the application's socket factories, which JRMP lets go once
                 // its stubs and connections are gone (a cache keyed by endpoint would keep every factory forever).
                 // Such a call pays a missed lookup and these two checks, no allocation.
@@ -510,7 +531,7 @@ public final class RemoraRouter implements CallRouter {
             RmiInternals.check();
             Object liveRef = RmiInternals.liveRef(unicastServerRef);
             Object ep = RmiInternals.endpoint(liveRef);
-            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep)) {
+            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep) || globalSocketFactory()) {
                 return; // custom socket factories (SSL...): JRMP only, Remora never weakens that choice
             }
             ObjID id = RmiInternals.objId(liveRef);
@@ -538,8 +559,8 @@ public final class RemoraRouter implements CallRouter {
     @Override
     public Socket accept(Object connectionHandler, Socket socket) throws IOException {
         RmiInternals.check();
-        if (socket.getClass() != Socket.class) {
-            return socket; // a custom server socket factory's socket (SSL, ...): JRMP's
+        if (socket.getClass() != Socket.class || globalSocketFactory()) {
+            return socket; // a custom server socket factory's socket (SSL, ...), or the global factory's: JRMP's
         }
         if (connectionHandler != null) { // JRMP's ConnectionHandler, from the hook; none in tests of the hello alone
             try {
