@@ -93,16 +93,25 @@ public final class Jvm implements AutoCloseable {
      * @param jvmOptions options before the main class (-javaagent, -D...)
      */
     public static Jvm start(Jdk jdk, List<String> jvmOptions, String mainClass, String... args) throws IOException {
+        return start(jdk, jvmOptions, List.of(), mainClass, args);
+    }
+
+    /** As {@link #start(Jdk, List, String, String...)}, with {@code libraries} (jars) on the class path too. */
+    public static Jvm start(Jdk jdk, List<String> jvmOptions, List<Path> libraries, String mainClass, String... args)
+            throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(jdk.require().toString());
         cmd.add("-Xshare:auto");
         cmd.addAll(jvmOptions);
         cmd.add("-cp");
-        // Only the application's classes and Remora's API jar, as an application ships it: the child must not see
-        // Remora's agent or Byte Buddy except through -javaagent.
+        // Only the application's classes, its libraries and Remora's API jar, as an application ships them: the child
+        // must not see Remora's agent or Byte Buddy except through -javaagent.
         String api = System.getProperty("it.apiJar");
-        cmd.add(System.getProperty("it.appClasses", "target/test-classes")
-                + (api == null ? "" : java.io.File.pathSeparator + api));
+        StringBuilder cp = new StringBuilder(System.getProperty("it.appClasses", "target/test-classes"));
+        for (Path lib : libraries) {
+            cp.append(File.pathSeparator).append(lib);
+        }
+        cmd.add(cp + (api == null ? "" : File.pathSeparator + api));
         cmd.add(mainClass);
         cmd.addAll(Arrays.asList(args));
         return launch(cmd);
