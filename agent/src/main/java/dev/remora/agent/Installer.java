@@ -176,7 +176,8 @@ public final class Installer {
                         .withSendRingBytes(config.integer(Property.FABRIC_RING)))
                 .fabricShared(config.flag(Property.FABRIC_SHARED))
                 .fabricUpgrade(!"false".equals(config.get(Property.FABRIC_UPGRADE)),
-                        "always".equals(config.get(Property.FABRIC_UPGRADE)))
+                        "always".equals(config.get(Property.FABRIC_UPGRADE)),
+                        config.integer(Property.FABRIC_UPGRADE_AFTER))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
                 .faultSerializer("serializer".equals(config.get(Property.DEBUG_FAULTS)))

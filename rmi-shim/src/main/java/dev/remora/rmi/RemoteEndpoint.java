@@ -38,7 +38,13 @@ final class RemoteEndpoint {
      */
     private volatile Technology deferred;
     /** The current connection's call count at which the move is next decided. */
-    private volatile int upgradeAt = UPGRADE_AFTER_CALLS;
+    /**
+     * The call count at which the move is decided next: first remora.fabric.upgrade.after (default 65536), so that a
+     * JVM pair whose connection carries fewer calls never pays the move (docs/startup.md: about 0.5 s, which loops of
+     * 5,000 to 80,000 calls did not win back when it came at 2048), and a fresh pair's first 2000 calls (the compare's
+     * "cold" figure) are not slowed by it.
+     */
+    private volatile int upgradeAt;
     private int upgradeTries;
     private volatile boolean upgrading;
     /**
@@ -61,12 +67,6 @@ final class RemoteEndpoint {
     private boolean reaping; // guarded by spareLock: the reaper thread runs
 
     /**
-     * Calls a connection carries before the move is first decided: a JVM that makes few calls never pays libfabric's
-     * start (0.3 s, 0.1-0.2 s of CPU here), and a fresh pair's first 2000 calls (the compare's "cold" figure) are not
-     * slowed by it.
-     */
-    static final int UPGRADE_AFTER_CALLS = 2048;
-    /**
      * A call comes back to back when its thread made it at most this long after its previous call to the same endpoint
      * returned, that call having taken at most {@link #UPGRADE_MAX_CALL_NANOS}; or when its thread made it while
      * serving a call (a callback, which its own caller waits for). The move is made only for a connection most of
@@ -81,13 +81,14 @@ final class RemoteEndpoint {
     private static final long UPGRADE_MAX_CALL_NANOS = 100_000;
     /**
      * Decisions at most (the server's libfabric may still be starting too), each after as many calls again as the
-     * connection had carried: at 2048, 4096, 8192 and 16384 calls.
+     * connection had carried: at remora.fabric.upgrade.after calls, and at twice, four and eight times as many.
      */
     static final int UPGRADE_TRIES = 4;
 
     RemoteEndpoint(String host, int port, RouterOptions options, Technology[] technologies) {
         this.host = host;
         this.port = port;
+        this.upgradeAt = options == null ? Integer.MAX_VALUE : options.fabricUpgradeAfter;
         this.options = options;
         this.technologies = technologies;
     }
@@ -132,7 +133,7 @@ final class RemoteEndpoint {
     }
 
     /**
-     * remora.fabric.upgrade: once {@code c} has carried {@link #UPGRADE_AFTER_CALLS} calls, the deferred technology is
+     * remora.fabric.upgrade: once {@code c} has carried remora.fabric.upgrade.after calls, the deferred technology is
      * loaded in the background; once it is up, a daemon thread opens a connection over it and makes it the endpoint's;
      * calls go on over {@code c} meanwhile (opening a fabric link took up to 200 ms here), and those in flight on it
      * end there when it is retired. Not for a connection whose server declared one-way methods (a thread's later call
@@ -219,7 +220,7 @@ final class RemoteEndpoint {
      * (then true). Under this lock.
      */
     private boolean postponeMove(int calls) {
-        upgradeAt = (int) Math.min(Integer.MAX_VALUE, 2L * Math.max(calls, UPGRADE_AFTER_CALLS / 2));
+        upgradeAt = (int) Math.min(Integer.MAX_VALUE, 2L * Math.max(calls, options.fabricUpgradeAfter / 2));
         if (++upgradeTries >= UPGRADE_TRIES) {
             deferred = null;
             return true;
@@ -467,7 +468,7 @@ final class RemoteEndpoint {
                 }
             }
             deferred = later;
-            upgradeAt = UPGRADE_AFTER_CALLS;
+            upgradeAt = options.fabricUpgradeAfter;
             upgradeTries = 0;
             windowCalls = 0;
             closeCalls = 0;

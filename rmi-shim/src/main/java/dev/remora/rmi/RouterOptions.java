@@ -39,6 +39,8 @@ public final class RouterOptions {
     boolean fabricShared = true;
     boolean fabricUpgrade = true;
     boolean fabricUpgradeAnyPace;
+    /** remora.fabric.upgrade.after: calls a connection carries before its move is first decided. */
+    int fabricUpgradeAfter = 65536;
     /** Probe libfabric on a daemon thread when the router is made (tests that count threads turn it off). */
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
@@ -201,11 +203,12 @@ public final class RouterOptions {
      * enough calls, which go over sockets until then and move to fabric once it is up; false ({@code on} false):
      * libfabric loads as the router is made and the first connection waits for it. {@code anyPace}: move a busy
      * connection whatever the pace of its calls (=always); by default one whose calls come further apart stays on
-     * sockets.
+     * sockets. {@code after}: calls a connection carries before its move is first decided (remora.fabric.upgrade.after).
      */
-    public RouterOptions fabricUpgrade(boolean on, boolean anyPace) {
+    public RouterOptions fabricUpgrade(boolean on, boolean anyPace, int after) {
         fabricUpgrade = on;
         fabricUpgradeAnyPace = anyPace;
+        fabricUpgradeAfter = Math.max(1, after);
         return this;
     }
 

@@ -49,16 +49,22 @@ public enum Property {
                     + " next frame wakes. false = libfabric moves every message, and such a receiver naps."),
     FABRIC_UPGRADE("remora.fabric.upgrade", "true", values("true", "always", "false"),
             "With remora.transport=auto: a JVM loads libfabric (about 0.3 s and 0.1-0.2 s of CPU here) only once a"
-                    + " connection has carried 2048 calls; until then, and while it loads, calls go over Remora's"
-                    + " socket transport, then the connection moves to fabric (not one whose server declared one-way"
+                    + " connection has carried remora.fabric.upgrade.after calls; until then, and while it loads, calls"
+                    + " go over Remora's socket transport, then the connection moves to fabric (not one whose server"
+                    + " declared one-way"
                     + " methods: their order would not hold across two connections). true = only a connection"
                     + " most of whose calls came back to back: made less than 10 us after the same thread's previous"
                     + " call to that server returned, that call having taken less than 100 us, or made while serving"
                     + " a call (a callback). An application that computes between its calls, or whose calls take"
                     + " long, stays on sockets, where it ran as fast or faster here and a move would make the JIT"
-                    + " compile the call path again; decided at 2048, 4096, 8192 and 16384 calls. always = whatever"
-                    + " the pace; false = libfabric loads when the first RMI object is used and every connection"
-                    + " waits for it."),
+                    + " compile the call path again; decided at that many calls, then at twice, four and eight times"
+                    + " as many. always = whatever the pace; false = libfabric loads when the first RMI object is used"
+                    + " and every connection waits for it."),
+    FABRIC_UPGRADE_AFTER("remora.fabric.upgrade.after", "65536", integer(1, Integer.MAX_VALUE),
+            "Calls a connection carries over sockets before remora.fabric.upgrade first decides its move. The move"
+                    + " costs a JVM pair about 0.5 s here (libfabric's start in both JVMs, which also holds up a JVM's"
+                    + " exit while it runs, then the fabric link and a second compilation of the call path), which a"
+                    + " run needs many more calls to win back (docs/startup.md)."),
     FABRIC_SLEEP("remora.fabric.sleep", "1000000", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a fabric receiver naps idle (shm without remora.fabric.shared, which has no wait fd; with"
                     + " shared rings it blocks until the peer's next frame wakes it) before it asks its peer, on the"

@@ -68,9 +68,13 @@ class FabricIT {
         return Stream.of(Jdk.values()).flatMap(j -> Stream.of(Arguments.of(j, "true"), Arguments.of(j, "always")));
     }
 
+    /** The move's first decision at 2048 calls (the default is 65536), so that these tests run a few seconds. */
+    private static final String UPGRADE_AFTER = "-Dremora.fabric.upgrade.after=2048";
+
     /**
      * remora.transport=auto (the default): libfabric is not loaded for the first connection, which goes over
-     * sockets; once it has carried 2048 calls libfabric loads in both JVMs and the connection moves to fabric, with
+     * sockets; once it has carried 2048 calls ({@link #UPGRADE_AFTER}) libfabric loads in both JVMs and the connection
+     * moves to fabric, with
      * calls from three threads going on throughout; none fails or goes by JRMP. The threads call back to back, so
      * the default rule moves the connection as remora.fabric.upgrade=always does (with the threads' calls on one
      * connection, not always: a call that waited for the others' was not back to back; each now has a connection
@@ -81,7 +85,7 @@ class FabricIT {
     void aBusyConnectionMovesToFabricOnceLibfabricIsUp(Jdk jdk, String rule) throws Exception {
         assumeFabric(jdk);
         List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK,
-                "-Dremora.fabric.upgrade=" + rule);
+                "-Dremora.fabric.upgrade=" + rule, UPGRADE_AFTER);
         int port = Jvm.freePort();
         try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
             server.awaitLine("READY", 60);
@@ -105,6 +109,34 @@ class FabricIT {
         }
     }
 
+    /**
+     * The default rule: a connection that carries fewer than 65536 back-to-back calls (here one thread calling for
+     * a second, some 30,000 calls on this machine) never loads libfabric, in either JVM, and never moves: the move
+     * would cost such a short run more than it wins back (docs/startup.md).
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aShortBusyRunNeverLoadsLibfabric(Jdk jdk) throws Exception {
+        assumeFabric(jdk);
+        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK);
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, opts, UpgradeClient.class.getName(), String.valueOf(port), "1", "1")) {
+                assertEquals(0, client.waitFor(120), () -> client.describe() + "\nserver:\n" + server.describe());
+                long calls = Long.parseLong(client.stdout().trim().substring("CALLS ".length()));
+                assumeTrue(calls > 4096 && calls < 65536,
+                        () -> calls + " calls in a second: this machine cannot tell the default from the old 2048");
+                server.stop();
+                for (Jvm j : new Jvm[] {client, server}) {
+                    assertEquals(0, j.stat("links_upgraded"), j::describe);
+                    assertEquals(0, j.stat("links_fabric"), j::describe);
+                    assertTrue(!j.stderr().contains("fabric transport available"), j::describe);
+                }
+            }
+        }
+    }
+
     static Stream<Arguments> jdksAndPaces() {
         return Stream.of(Jdk.values()).flatMap(j -> Stream.of(Arguments.of(j, 100, 1), Arguments.of(j, 0, 64)));
     }
@@ -112,17 +144,18 @@ class FabricIT {
     /**
      * remora.fabric.upgrade=true (the default): a client thread that pauses 100 us after each call returns (an
      * application that computes between its calls), or whose calls take long (here: 64 callbacks each), keeps its
-     * connection on sockets; after the last decision, at 16384 calls, it says so (debug) and no longer asks. The
-     * server calls the client back while serving each call: those calls move to fabric, since the client waits for
-     * them. The client calls for 10 s and, on a slow or busy machine, on until it has made the 8193 calls that take
-     * its connection past the third decision.
+     * connection on sockets; after the last decision, at 16384 calls (with {@link #UPGRADE_AFTER}), it says so (debug)
+     * and no longer asks. The server calls the client back while serving each call: those calls move to fabric, since
+     * the client waits for them. The client calls for 10 s and, on a slow or busy machine, on until it has made the
+     * 8193 calls that take its connection past the third decision.
      */
     @ParameterizedTest
     @MethodSource("jdksAndPaces")
     void aPausingOrSlowCallerStaysOnSocketsWhileItsCallbacksMove(Jdk jdk, int pauseMicros, int callbacks)
             throws Exception {
         assumeFabric(jdk);
-        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK);
+        List<String> opts = List.of(Jvm.javaagent(null), "-Dremora.stats=true", "-Dremora.log=debug", LOOPBACK,
+                UPGRADE_AFTER);
         int port = Jvm.freePort();
         try (Jvm server = Jvm.start(jdk, opts, CalcServer.class.getName(), String.valueOf(port))) {
             server.awaitLine("READY", 60);
