@@ -256,15 +256,23 @@ public final class RemoraRouter implements CallRouter {
         return true;
     }
 
+    /**
+     * Whether JRMP alone serves {@code ep}, a client's or an export's endpoint: not a TCP endpoint, or one whose
+     * sockets an application's factory makes (its own, or the global one). Remora never goes around that choice.
+     */
+    private boolean jrmpSockets(Object ep) throws Throwable {
+        return !RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep) || globalSocketFactory();
+    }
+
     private RemoteEndpoint newEndpoint(Object ep) throws Exception {
         RemoteEndpoint re;
         try {
-            // the global factory is set once, at start-up, before the application's first remote call (JRMP refuses
-            // a second one); a cached endpoint from before it keeps Remora's path
-            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep) || globalSocketFactory()) {
+            if (jrmpSockets(ep)) {
                 // Not remembered: the endpoint holds the application's socket factories, which JRMP lets go once
                 // its stubs and connections are gone (a cache keyed by endpoint would keep every factory forever).
-                // Such a call pays a missed lookup and these two checks, no allocation.
+                // Such a call pays a missed lookup and these checks, no allocation. The global factory is set once,
+                // before the application's first remote call (JRMP refuses a second one), so an endpoint cached
+                // before it cannot occur in practice.
                 return JRMP_ONLY;
             } else {
                 re = new RemoteEndpoint(RmiInternals.host(ep), RmiInternals.port(ep), options, technologies);
@@ -531,7 +539,7 @@ public final class RemoraRouter implements CallRouter {
             RmiInternals.check();
             Object liveRef = RmiInternals.liveRef(unicastServerRef);
             Object ep = RmiInternals.endpoint(liveRef);
-            if (!RmiInternals.isTcpEndpoint(ep) || RmiInternals.hasSocketFactories(ep) || globalSocketFactory()) {
+            if (jrmpSockets(ep)) {
                 return; // custom socket factories (SSL...): JRMP only, Remora never weakens that choice
             }
             ObjID id = RmiInternals.objId(liveRef);

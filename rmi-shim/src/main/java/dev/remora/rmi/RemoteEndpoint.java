@@ -37,12 +37,10 @@ final class RemoteEndpoint {
      * (libfabric), to move to once it is up; null when there is none to move to.
      */
     private volatile Technology deferred;
-    /** The current connection's call count at which the move is next decided. */
     /**
-     * The call count at which the move is decided next: first remora.fabric.upgrade.after (default 65536), so that a
-     * JVM pair whose connection carries fewer calls never pays the move (docs/startup.md: about 0.5 s, which loops of
-     * 5,000 to 80,000 calls did not win back when it came at 2048), and a fresh pair's first 2000 calls (the compare's
-     * "cold" figure) are not slowed by it.
+     * The current connection's call count at which the move is decided next: first remora.fabric.upgrade.after
+     * (default 65536), so that a JVM pair whose connection carries fewer calls never pays the move (about 0.5 s,
+     * docs/startup.md), and a fresh pair's first 2000 calls (the compare's "cold" figure) are not slowed by it.
      */
     private volatile int upgradeAt;
     private int upgradeTries;
