@@ -99,10 +99,7 @@ public final class Jvm implements AutoCloseable {
     /** As {@link #start(Jdk, List, String, String...)}, with {@code libraries} (jars) on the class path too. */
     public static Jvm start(Jdk jdk, List<String> jvmOptions, List<Path> libraries, String mainClass, String... args)
             throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(jdk.require().toString());
-        cmd.add("-Xshare:auto");
-        cmd.addAll(jvmOptions);
+        List<String> cmd = command(jdk, jvmOptions);
         cmd.add("-cp");
         // Only the application's classes, its libraries and Remora's API jar, as an application ships them: the child
         // must not see Remora's agent or Byte Buddy except through -javaagent.
@@ -123,16 +120,22 @@ public final class Jvm implements AutoCloseable {
      */
     public static Jvm startModule(Jdk jdk, List<String> jvmOptions, Path modulePath, String moduleAndClass,
             String... args) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(jdk.require().toString());
-        cmd.add("-Xshare:auto");
-        cmd.addAll(jvmOptions);
+        List<String> cmd = command(jdk, jvmOptions);
         cmd.add("-p");
         cmd.add(modulePath.toString());
         cmd.add("-m");
         cmd.add(moduleAndClass);
         cmd.addAll(Arrays.asList(args));
         return launch(cmd);
+    }
+
+    /** {@code jdk}'s java, then the options every test JVM gets, then {@code jvmOptions}. */
+    private static List<String> command(Jdk jdk, List<String> jvmOptions) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(jdk.require().toString());
+        cmd.add("-Xshare:auto");
+        cmd.addAll(jvmOptions);
+        return cmd;
     }
 
     private static Jvm launch(List<String> cmd) throws IOException {

@@ -1,5 +1,6 @@
 package dev.remora.it.factory;
 
+import dev.remora.it.app.Hello;
 import java.io.BufferedReader;
 import java.io.FilterInputStream;
 import java.io.FilterOutputStream;
@@ -9,8 +10,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.rmi.Remote;
-import java.rmi.RemoteException;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.registry.Registry;
 import java.rmi.server.RMISocketFactory;
@@ -25,17 +24,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code client MODE PORT}: 200 calls.
  */
 public final class GlobalFactoryApp {
-    public interface Hello extends Remote {
-        String hi(String s) throws RemoteException;
-    }
-
-    static final class Impl implements Hello {
-        @Override
-        public String hi(String s) {
-            return "hi " + s;
-        }
-    }
-
     private static final AtomicInteger CONNECTS = new AtomicInteger();
     private static final AtomicInteger ACCEPTS = new AtomicInteger();
 
@@ -132,7 +120,7 @@ public final class GlobalFactoryApp {
         RMISocketFactory.setSocketFactory(new Factory(args[1].equals("xor")));
         int port = Integer.parseInt(args[2]);
         if (args[0].equals("server")) {
-            Impl impl = new Impl();
+            Hello.Impl impl = new Hello.Impl();
             Registry registry = LocateRegistry.createRegistry(port);
             registry.rebind("hello", UnicastRemoteObject.exportObject(impl, 0));
             System.out.println("READY");

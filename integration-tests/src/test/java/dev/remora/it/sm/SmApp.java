@@ -1,7 +1,6 @@
 package dev.remora.it.sm;
 
-import java.rmi.Remote;
-import java.rmi.RemoteException;
+import dev.remora.it.app.Hello;
 import java.rmi.registry.LocateRegistry;
 import java.rmi.registry.Registry;
 import java.rmi.server.UnicastRemoteObject;
@@ -11,17 +10,6 @@ import java.rmi.server.UnicastRemoteObject;
  * ({@code sm}; JDK 17, with {@code -Djava.security.policy}), then serves or calls a remote object three times.
  */
 public final class SmApp {
-    public interface Hello extends Remote {
-        String hi(String s) throws RemoteException;
-    }
-
-    static final class Impl implements Hello {
-        @Override
-        public String hi(String s) {
-            return "hi " + s;
-        }
-    }
-
     @SuppressWarnings("removal")
     public static void main(String[] a) throws Exception {
         if (a[2].equals("sm")) {
@@ -29,7 +17,7 @@ public final class SmApp {
         }
         int port = Integer.parseInt(a[1]);
         if (a[0].equals("server")) {
-            Impl impl = new Impl();
+            Hello.Impl impl = new Hello.Impl();
             Hello stub = (Hello) UnicastRemoteObject.exportObject(impl, 0);
             Registry r = LocateRegistry.createRegistry(port);
             r.rebind("hello", stub);
