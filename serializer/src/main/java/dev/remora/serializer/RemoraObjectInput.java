@@ -302,8 +302,9 @@ public class RemoraObjectInput extends ObjectInputStream {
             if (!top || !overflowed(e, deepest)) {
                 throw e; // one that a class's own code threw (a record constructor, readObject): the JDK passes it on
             }
-            throw new InvalidObjectException("object graph too deep for this thread's stack (depth limit "
-                    + options.maxDepth() + " in SerializerOptions.maxDepth)");
+            // the stack ran out before maxDepth: name what did, and the fix (as for the JDK's own reader)
+            throw new InvalidObjectException("object graph too deep for this thread's stack: it ran out "
+                    + deepest + " objects deep; a larger thread stack (-Xss) lets such a graph through");
         } finally {
             if (top) {
                 validations = null;

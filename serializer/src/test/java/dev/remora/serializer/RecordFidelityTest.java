@@ -1,6 +1,7 @@
 package dev.remora.serializer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.InvalidObjectException;
 import java.math.BigDecimal;
@@ -83,6 +84,9 @@ class RecordFidelityTest {
         reader.join();
         assertEquals(InvalidObjectException.class, failure[0] == null ? null : failure[0].getClass(),
                 () -> String.valueOf(failure[0]));
+        String m = failure[0].getMessage();
+        assertTrue(m.matches("object graph too deep for this thread's stack: it ran out [1-9][0-9]* objects deep; "
+                + "a larger thread stack \\(-Xss\\) lets such a graph through"), m);
     }
 
     /**
