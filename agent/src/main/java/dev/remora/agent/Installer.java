@@ -157,6 +157,22 @@ public final class Installer {
             return CallRouter.JRMP;
         }
         stats.spinsLost = new SpinsLost();
+        dev.remora.rmi.RouterOptions options = routerOptions(config, stats);
+        final dev.remora.rmi.RemoraRouter router = new dev.remora.rmi.RemoraRouter(options);
+        if (config.flag(Property.STATS)) {
+            stats.onewayCandidates(new java.util.function.Supplier<List<String>>() {
+                @Override
+                public List<String> get() {
+                    return router.onewayCandidates(5);
+                }
+            });
+        }
+        return router;
+    }
+
+    /** The router's settings from the agent's properties (the defaults of both agree: DefaultsAgreeTest). */
+    static dev.remora.rmi.RouterOptions routerOptions(RemoraConfig config, final Stats stats) {
+        String transport = config.get(Property.TRANSPORT);
         dev.remora.rmi.RouterOptions options = dev.remora.rmi.RouterOptions.defaults()
                 .dispatch("inline".equals(config.get(Property.DISPATCH)) ? dev.remora.rmi.RouterOptions.Dispatch.INLINE
                         : "pool".equals(config.get(Property.DISPATCH)) ? dev.remora.rmi.RouterOptions.Dispatch.POOL
@@ -284,18 +300,8 @@ public final class Installer {
         if (threads > 0) {
             options.poolThreads(threads);
         }
-        boolean advise = config.flag(Property.STATS);
-        options.adviseOneway(advise);
-        final dev.remora.rmi.RemoraRouter router = new dev.remora.rmi.RemoraRouter(options);
-        if (advise) {
-            stats.onewayCandidates(new java.util.function.Supplier<List<String>>() {
-                @Override
-                public List<String> get() {
-                    return router.onewayCandidates(5);
-                }
-            });
-        }
-        return router;
+        options.adviseOneway(config.flag(Property.STATS));
+        return options;
     }
 
     static void refuse(RemoraConfig config, String why) {
