@@ -730,7 +730,7 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
             t.value = null;
             t.decodeFailure = null;
             try {
-                t.value = Replies.read(f, t.method, reader);
+                t.value = Replies.read(f, t.method, reader, t.stubLoader);
             } catch (Throwable e) {
                 t.decodeFailure = e;
             }

@@ -150,13 +150,14 @@ final class ExplicitAsync {
      * that failed before it was sent, or null to leave it to JRMP (which then makes it synchronously).
      */
     Object[] capture(Capture cap, ClientConnection c, ObjID id, long hash, Marshal.MethodInfo info, Object[] args,
-            Method method) {
+            Method method, ClassLoader stubLoader) {
         try {
             c.reserveFuture();
         } catch (IOException e) {
             return e instanceof ClientConnection.Retired ? null : new Object[] {null, RemoraRouter.broken(c, e)};
         }
         PendingCall pc = new PendingCall(true);
+        pc.stubLoader = stubLoader;
         Object[] failed = router.send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, info, args);
         if (failed != RemoraRouter.SENT) {
             if (pc.id == 0) {

@@ -96,7 +96,8 @@ final class LocalCall {
     }
 
     /** The call's outcome {@code {result, thrown}}; never throws. */
-    Object[] invoke(ExportTable.Export e, Object handler, long hash, Marshal.MethodInfo mi, Object[] args) {
+    Object[] invoke(ExportTable.Export e, Object handler, long hash, Marshal.MethodInfo mi, Object[] args,
+            ClassLoader stubLoader) {
         State s = states.get();
         boolean own = !s.busy;
         if (!own) {
@@ -104,7 +105,7 @@ final class LocalCall {
         }
         s.busy = true;
         try {
-            return invoke(s, e, handler, hash, mi, args);
+            return invoke(s, e, handler, hash, mi, args, stubLoader);
         } finally {
             if (own) {
                 s.busy = false;
@@ -116,7 +117,7 @@ final class LocalCall {
     }
 
     private Object[] invoke(State s, ExportTable.Export e, Object handler, long hash, Marshal.MethodInfo mi,
-            Object[] args) {
+            Object[] args, ClassLoader stubLoader) {
         Marshalling m = s.marshalling;
         Marshaller writer = m.writer;
         FrameBuffer buf = s.args;
@@ -157,7 +158,7 @@ final class LocalCall {
             if (!s.answered) {
                 return new Object[] {null, new UnmarshalException("Error unmarshaling return header")};
             }
-            return Replies.outcome(s.reply, mi, m, true);
+            return Replies.outcome(s.reply, mi, m, true, stubLoader);
         } finally {
             Reference.reachabilityFence(s.pins); // the result's exported objects until the caller's stubs exist
             s.pins = null;

@@ -52,11 +52,15 @@ abstract class Marshaller {
     abstract Object[] readArguments(FrameBuffer b, Class<?>[] types, ObjectInputFilter filter)
             throws IOException, ClassNotFoundException;
 
-    /** A client reads a result of {@code type} (not void). */
-    abstract Object readValue(FrameBuffer b, Class<?> type) throws IOException, ClassNotFoundException;
+    /**
+     * A client reads a result of {@code type} (not void) of a call made through a stub whose class {@code stubLoader}
+     * defined (its frame was on the caller's stack: the JDK's reader takes it as the default class loader).
+     */
+    abstract Object readValue(FrameBuffer b, Class<?> type, ClassLoader stubLoader)
+            throws IOException, ClassNotFoundException;
 
-    /** A client reads the exception a server sent. */
-    abstract Object readThrowable(FrameBuffer b) throws IOException, ClassNotFoundException;
+    /** A client reads the exception a server sent (as {@link #readValue}). */
+    abstract Object readThrowable(FrameBuffer b, ClassLoader stubLoader) throws IOException, ClassNotFoundException;
 
     /** A message nobody will read: what must still be read of it to stay in step with the writer. */
     abstract void skip(FrameBuffer b) throws IOException;
@@ -122,13 +126,14 @@ abstract class Marshaller {
         }
 
         @Override
-        Object readValue(FrameBuffer b, Class<?> type) throws IOException, ClassNotFoundException {
+        Object readValue(FrameBuffer b, Class<?> type, ClassLoader stubLoader)
+                throws IOException, ClassNotFoundException {
             ObjectInputStream in = input(b, false);
             return type.isPrimitive() ? Marshal.readPrimitive(in, type) : in.readObject();
         }
 
         @Override
-        Object readThrowable(FrameBuffer b) throws IOException, ClassNotFoundException {
+        Object readThrowable(FrameBuffer b, ClassLoader stubLoader) throws IOException, ClassNotFoundException {
             return input(b, false).readObject();
         }
 
@@ -246,7 +251,7 @@ abstract class Marshaller {
                 return Marshal.NO_ARGS;
             }
             Object[] values = new Object[types.length];
-            RmiFastInput in = ch.beginRead(b, true, filter);
+            RmiFastInput in = ch.beginRead(b, true, null, filter);
             try {
                 for (int i = 0; i < types.length; i++) {
                     values[i] = types[i].isPrimitive() ? Marshal.readPrimitive(in, types[i]) : in.readObject();
@@ -258,8 +263,9 @@ abstract class Marshaller {
         }
 
         @Override
-        Object readValue(FrameBuffer b, Class<?> type) throws IOException, ClassNotFoundException {
-            RmiFastInput in = ch.beginRead(b, false, null);
+        Object readValue(FrameBuffer b, Class<?> type, ClassLoader stubLoader)
+                throws IOException, ClassNotFoundException {
+            RmiFastInput in = ch.beginRead(b, false, stubLoader, null);
             try {
                 return type.isPrimitive() ? Marshal.readPrimitive(in, type) : in.readObject();
             } finally {
@@ -268,8 +274,8 @@ abstract class Marshaller {
         }
 
         @Override
-        Object readThrowable(FrameBuffer b) throws IOException, ClassNotFoundException {
-            RmiFastInput in = ch.beginRead(b, false, null);
+        Object readThrowable(FrameBuffer b, ClassLoader stubLoader) throws IOException, ClassNotFoundException {
+            RmiFastInput in = ch.beginRead(b, false, stubLoader, null);
             try {
                 return in.readObject();
             } finally {
@@ -279,7 +285,7 @@ abstract class Marshaller {
 
         @Override
         void skip(FrameBuffer b) throws IOException {
-            ch.endRead(ch.beginRead(b, false, null));
+            ch.endRead(ch.beginRead(b, true, null, null)); // descriptors only: no class is resolved
         }
     }
 

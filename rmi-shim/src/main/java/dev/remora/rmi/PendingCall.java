@@ -37,6 +37,8 @@ final class PendingCall {
     volatile IOException failure;
     /** Fast serializer: the reader decodes the reply in arrival order and leaves the outcome here. */
     Marshal.MethodInfo method;
+    /** The loader of the class of the stub the call was made through: its reply's classes resolve there first. */
+    ClassLoader stubLoader;
     boolean decoded;
     /** The result, or the exception the server threw. */
     Object value;

@@ -152,7 +152,7 @@ public final class RemoraRouter implements CallRouter {
             throw new IllegalStateException(t);
         }
         if (handler != null) {
-            return localCalls.invoke(local, handler, hash, Marshal.info(method), args);
+            return localCalls.invoke(local, handler, hash, Marshal.info(method), args, stubLoader(proxy));
         }
         if (re.isVanilla()) {
             return null;
@@ -173,7 +173,7 @@ public final class RemoraRouter implements CallRouter {
         Object[] a = args == null ? NO_ARGS : args;
         ExplicitAsync.Capture task = api.armed();
         if (task != null) { // the first call of a Remora.async task: the task's own choice comes first
-            return api.capture(task, c, id, hash, Marshal.info(method), a, method);
+            return api.capture(task, c, id, hash, Marshal.info(method), a, method, stubLoader(proxy));
         }
         Marshal.MethodInfo mi = Marshal.info(method);
         AsyncMethods async = c.asyncOf(id);
@@ -182,19 +182,19 @@ public final class RemoraRouter implements CallRouter {
                 return oneway(c, id, hash, mi, a);
             }
             if (async.isFuture(hash)) {
-                return future(c, id, hash, mi, a, method.getReturnType());
+                return future(c, id, hash, mi, a, method.getReturnType(), stubLoader(proxy));
             }
         }
         try {
             if (options.adviseOneway && mi.onewayCandidate()) {
                 long start = System.nanoTime();
                 try {
-                    return call(re, c, id, hash, mi, a);
+                    return call(re, c, id, hash, mi, a, stubLoader(proxy));
                 } finally {
                     mi.waited(System.nanoTime() - start);
                 }
             }
-            return call(re, c, id, hash, mi, a);
+            return call(re, c, id, hash, mi, a, stubLoader(proxy));
         } finally {
             if (paced != null) {
                 re.returned(paced);
@@ -286,9 +286,15 @@ public final class RemoraRouter implements CallRouter {
         return old == null ? re : old;
     }
 
+    /** The loader of {@code stub}'s class: what the JDK's reader of its reply takes as the default loader. */
+    private static ClassLoader stubLoader(Object stub) {
+        return stub == null ? null : stub.getClass().getClassLoader();
+    }
+
     private Object[] call(RemoteEndpoint re, ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi,
-            Object[] args) {
+            Object[] args, ClassLoader stubLoader) {
         PendingCall pc = calls.get();
+        pc.stubLoader = stubLoader;
         int lane = c.takeFreeLane();
         if (lane < 0) { // every lane in a call: another connection, as JRMP opens one per concurrent call
             ClientConnection x = re.spare(c);
@@ -367,13 +373,14 @@ public final class RemoraRouter implements CallRouter {
      * connection's future calls have no reply.
      */
     private Object[] future(ClientConnection c, ObjID id, long hash, Marshal.MethodInfo mi, Object[] args,
-            Class<?> type) {
+            Class<?> type, ClassLoader stubLoader) {
         try {
             c.reserveFuture();
         } catch (java.io.IOException e) {
             return e instanceof ClientConnection.Retired ? null : new Object[] {null, broken(c, e)};
         }
         PendingCall pc = new PendingCall(true);
+        pc.stubLoader = stubLoader;
         Object[] failed = send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, mi, args);
         if (failed != SENT) {
             if (pc.id == 0) {
@@ -514,7 +521,7 @@ public final class RemoraRouter implements CallRouter {
                 pc.decodeFailure = null;
                 return Replies.outcome(a[Frame.OFF_KIND], a[Frame.OFF_FLAGS], pc.value, failure, false);
             }
-            return Replies.outcome(in, mi, c.marshalling, false);
+            return Replies.outcome(in, mi, c.marshalling, false, pc.stubLoader);
         } finally {
             pc.value = null;
             if ((a[Frame.OFF_FLAGS] & Frame.FLAG_NEEDS_ACK) != 0) {

@@ -31,32 +31,34 @@ final class Replies {
 
     /**
      * Reads the payload of the reply frame {@code f} (positioned after its header) with the reader its flags name;
-     * void: nothing. Throws what reading threw.
+     * void: nothing. Throws what reading threw. {@code stubLoader}: the loader of the class of the stub the call was
+     * made through ({@link Marshaller#readValue}).
      */
-    static Object read(FrameBuffer f, Marshal.MethodInfo mi, Marshaller reader)
+    static Object read(FrameBuffer f, Marshal.MethodInfo mi, Marshaller reader, ClassLoader stubLoader)
             throws IOException, ClassNotFoundException {
         byte[] a = f.array();
         if ((a[Frame.OFF_FLAGS] & Frame.FLAG_BROKEN) != 0) {
             return null;
         }
         if (a[Frame.OFF_KIND] == Frame.EXCEPTION || (a[Frame.OFF_FLAGS] & Frame.FLAG_ABORTED) != 0) {
-            return reader.readThrowable(f);
+            return reader.readThrowable(f, stubLoader);
         }
         Class<?> type = mi.result;
         if (type == void.class) {
             return null;
         }
-        return mi.rawResult ? Marshal.readPrimitive(f, type) : reader.readValue(f, type);
+        return mi.rawResult ? Marshal.readPrimitive(f, type) : reader.readValue(f, type, stubLoader);
     }
 
     /** The outcome {@code {result, thrown}} of the reply frame {@code f}, read now. */
-    static Object[] outcome(FrameBuffer f, Marshal.MethodInfo mi, Marshalling m, boolean colocated) {
+    static Object[] outcome(FrameBuffer f, Marshal.MethodInfo mi, Marshalling m, boolean colocated,
+            ClassLoader stubLoader) {
         byte[] a = f.array();
         Frame.toPayload(f);
         Object value = null;
         Throwable failure = null;
         try {
-            value = read(f, mi, m.reader(a[Frame.OFF_FLAGS]));
+            value = read(f, mi, m.reader(a[Frame.OFF_FLAGS]), stubLoader);
         } catch (Throwable t) {
             failure = t;
         }

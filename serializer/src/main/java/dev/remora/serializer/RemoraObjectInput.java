@@ -1473,7 +1473,31 @@ public class RemoraObjectInput extends ObjectInputStream {
     }
 
     private RemoteType readType() throws IOException {
-        return types.get(readVarint());
+        RemoteType t = types.get(readVarint());
+        if (t.loaderBound && (t.boundDefault != scopeDefault || t.boundContext != scopeContext)) {
+            t = t.withLoaders(scopeDefault, scopeContext); // resolved with other loaders: not this read's classes
+        }
+        return t;
+    }
+
+    private boolean scoped;
+    private ClassLoader scopeDefault;
+    private ClassLoader scopeContext;
+    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
+
+    /**
+     * Names the class loaders the current read resolves classes with, where they can differ from read to read on one
+     * connection (RMI: the thread's context class loader, and a client's default loader). A type the connection
+     * resolved to a class of another user-defined loader is resolved again for these (and both resolutions kept), so
+     * that objects exported from several class loaders of one JVM (an application server's deployments, plugins) get
+     * each its own classes of a name, as with JDK serialization, which resolves every class of every stream. Classes
+     * of the bootstrap and platform loaders resolve alike whatever the loaders. A reader that never calls this
+     * resolves each type once per connection.
+     */
+    protected final void resolveWith(ClassLoader defaultLoader, ClassLoader contextLoader) {
+        scoped = true;
+        scopeDefault = defaultLoader;
+        scopeContext = contextLoader;
     }
 
     // ---------------------------------------------------------------- resolution
@@ -1615,6 +1639,14 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         t.cl = cl;
         t.local = li;
+        if (scoped && !t.loaderBound) {
+            ClassLoader l = cl.getClassLoader();
+            if (l != null && l != PLATFORM) { // a user-defined loader's class: another loader may have its own
+                t.loaderBound = true;
+                t.boundDefault = scopeDefault;
+                t.boundContext = scopeContext;
+            }
+        }
     }
 
     private void resolveProxy(RemoteType t) throws IOException, ClassNotFoundException {

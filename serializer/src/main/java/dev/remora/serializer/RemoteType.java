@@ -32,6 +32,21 @@ final class RemoteType {
     /** The descriptors the JDK's reader would read for this type, as its filter sees them; made on first use. */
     Descriptors descriptors;
 
+    // the class loaders it resolves with (RemoraObjectInput#resolveWith), one connection, one thread at a time
+    /** Resolved (or to be resolved) with {@link #boundDefault} and {@link #boundContext} only. */
+    boolean loaderBound;
+    ClassLoader boundDefault;
+    ClassLoader boundContext;
+    /** The same descriptor resolved with other loaders, most recent first ({@value #MAX_LOADER_SCOPES} with it). */
+    private RemoteType sibling;
+
+    /**
+     * Resolutions of one descriptor a connection keeps: one per pair of loaders its calls resolved it with (an
+     * application server's deployments, plugins); beyond that the oldest but the first is dropped (and made again if
+     * needed), so that a connection does not keep the classes of every loader it ever served.
+     */
+    static final int MAX_LOADER_SCOPES = 8;
+
     /**
      * The chain of class descriptors the JDK writes for a type (the class, then each serializable superclass the
      * writer has) and its reader checks against the filter: the class each resolved to here (null where a name does
@@ -107,6 +122,32 @@ final class RemoteType {
         this.record = record;
         this.svuid = svuid;
         this.interfaces = ifs;
+    }
+
+    /**
+     * This descriptor as resolved with {@code dflt} and {@code context}: itself or a copy made for them earlier, or a
+     * new copy, unresolved, that its first use resolves with them.
+     */
+    RemoteType withLoaders(ClassLoader dflt, ClassLoader context) {
+        for (RemoteType x = sibling; x != null; x = x.sibling) {
+            if (x.boundDefault == dflt && x.boundContext == context) {
+                return x;
+            }
+        }
+        RemoteType c = new RemoteType(kind, name, slots, record, svuid, interfaces);
+        c.loaderBound = true;
+        c.boundDefault = dflt;
+        c.boundContext = context;
+        c.sibling = sibling;
+        sibling = c;
+        RemoteType x = this;
+        for (int n = 1; x != null && n < MAX_LOADER_SCOPES; n++) {
+            x = x.sibling;
+        }
+        if (x != null) {
+            x.sibling = null; // the oldest resolutions go
+        }
+        return c;
     }
 
     /** Parses one descriptor occupying exactly b[off, off+len). */

@@ -157,10 +157,12 @@ public final class FastChannel {
      * Starts reading the message from {@code f}'s position to its end.
      *
      * @param server a server reading arguments (class resolution without a default loader)
+     * @param stubLoader a client: the loader of the class of the stub the call was made through
      * @param filter the exported object's own filter, or null for the JVM-wide one
      * @throws IOException the prelude is bad: the channel is {@link #broken()}
      */
-    public RmiFastInput beginRead(FrameBuffer f, boolean server, ObjectInputFilter filter) throws IOException {
+    public RmiFastInput beginRead(FrameBuffer f, boolean server, ClassLoader stubLoader, ObjectInputFilter filter)
+            throws IOException {
         IOException b = broken;
         if (b != null) {
             throw b;
@@ -169,7 +171,7 @@ public final class FastChannel {
         if (i == null) {
             in = i = newReader();
         }
-        i.server(server);
+        i.readFor(server, stubLoader);
         reading = Thread.currentThread();
         int at = f.position();
         try {

@@ -10,10 +10,13 @@ import java.util.Optional;
 
 /**
  * Remora's deserializer with {@code sun.rmi.server.MarshalInputStream}'s class rule: the default loader is the latest
- * user-defined loader on the stack (skipping Remora's own frames, which the JDK's stream would not see), except for a
- * server reading arguments ({@code skipDefaultResolveClass}: none); then {@link RMIClassLoader#loadClass(String,
- * String, ClassLoader)} with no codebase annotation (as with {@code java.rmi.server.useCodebaseOnly=true}, the
- * default), i.e. the context class loader plus {@code java.rmi.server.codebase}.
+ * user-defined loader on the stack, except for a server reading arguments ({@code skipDefaultResolveClass}: none);
+ * then {@link RMIClassLoader#loadClass(String, String, ClassLoader)} with no codebase annotation (as with
+ * {@code java.rmi.server.useCodebaseOnly=true}, the default), i.e. the context class loader plus
+ * {@code java.rmi.server.codebase}. A client's latest user-defined loader is the stub's, whose frame (a proxy's or an
+ * rmic stub's method) is the first on the caller's stack that is neither Remora's nor the JDK's; only for a stub of
+ * the JDK's own (the registry's, JMX's) is the stack walked, skipping Remora's frames, which the JDK's stream would
+ * not see. Both loaders are the read's {@link #resolveWith}: a connection resolves each type again for other loaders.
  *
  * <p>Stubs read through here register their LiveRefs with the DGC directly: {@code LiveRef.read} sees an input that
  * is not a {@code ConnectionInputStream} and calls {@code DGCClient.registerRefs} at once.
@@ -21,15 +24,23 @@ import java.util.Optional;
 public final class RmiFastInput extends RemoraObjectInput {
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
     private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
-    private boolean server;
+    private ClassLoader defaultLoader;
 
     public RmiFastInput(ReadTypeTable types, SerializerOptions options) throws IOException {
         super(types, options);
     }
 
-    /** true while a server reads arguments: no default loader, the context class loader (the impl's) decides. */
-    void server(boolean on) {
-        server = on;
+    /**
+     * Before a read: {@code server}: a server reads arguments (no default loader; the context class loader, the
+     * export's, decides); else a client reads a reply to a call through a stub whose class {@code stubLoader} defined.
+     */
+    void readFor(boolean server, ClassLoader stubLoader) {
+        defaultLoader = server ? null : userDefined(stubLoader) ? stubLoader : latestUserDefinedLoader();
+        resolveWith(defaultLoader, Thread.currentThread().getContextClassLoader());
+    }
+
+    private static boolean userDefined(ClassLoader l) {
+        return l != null && l != PLATFORM;
     }
 
     /** MarshalInputStream reads a codebase annotation (an object) per class descriptor: a filter counts it. */
@@ -44,11 +55,10 @@ public final class RmiFastInput extends RemoraObjectInput {
         if (p != null) {
             return p;
         }
-        ClassLoader dflt = server ? null : latestUserDefinedLoader();
-        return RMIClassLoader.loadClass((String) null, name, dflt);
+        return RMIClassLoader.loadClass((String) null, name, defaultLoader);
     }
 
-    /** Runs once per type per connection, never per object. */
+    /** Runs once per read through a stub of the JDK's own, never per object. */
     private static ClassLoader latestUserDefinedLoader() {
         Optional<ClassLoader> l = WALKER.walk(s -> s.map(StackWalker.StackFrame::getDeclaringClass)
                 .filter(c -> !c.getName().startsWith("dev.remora.")).map(Class::getClassLoader)

@@ -37,7 +37,7 @@ class FastChannelTailTest {
         byte[] d = whole.prepareReceive(f.length());
         System.arraycopy(f.array(), 0, d, 0, f.length());
         whole.position(Frame.HEADER);
-        RmiFastInput in = rx.beginRead(whole, false, null);
+        RmiFastInput in = rx.beginRead(whole, false, null, null);
         try {
             return in.readObject();
         } finally {

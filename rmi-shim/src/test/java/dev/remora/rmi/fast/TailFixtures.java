@@ -59,7 +59,7 @@ public final class TailFixtures {
     /** Reads a received frame written by {@link #frame} and checks it against {@code value(seed)}. */
     public static void check(FastChannel ch, FrameBuffer received, int seed) throws Exception {
         received.position(Frame.HEADER);
-        RmiFastInput in = ch.beginRead(received, false, null);
+        RmiFastInput in = ch.beginRead(received, false, null, null);
         Object[] got;
         try {
             got = (Object[]) in.readObject();

@@ -1,0 +1,86 @@
+package dev.remora.it.loaders;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.it.Jvm;
+import dev.remora.it.Jvm.Jdk;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Plugins, as an application server's deployments: two class loaders per JVM over the same classes, so two classes
+ * of each name ({@link Plugins}). Every value must arrive as an object of the class of the loader that reads it: the
+ * server's plugin whose object is called, the client's plugin that calls. JRMP resolves every class of every call;
+ * Remora resolves a type once per connection and kept the first plugin's class for the second: the server's second
+ * plugin got the first one's {@code Value} ("argument type mismatch", or a value taken for another type), and the
+ * client's second plugin a {@code ClassCastException} between two classes {@code remora.it.plugin.Value}. With the
+ * agent on both sides the output must be plain RMI's, and the calls on Remora's path.
+ */
+class ClassLoadersIT {
+    /** Remote calls each client makes on Remora's path: 2 rounds, 2 plugins, 2 servers' plugins, 10 calls each. */
+    private static final int CALLS = 80;
+
+    @TempDir
+    static Path classes;
+
+    @BeforeAll
+    static void compile() throws IOException {
+        List<String> files;
+        try (Stream<Path> s = Files.walk(Paths.get("src/test/plugins"))) {
+            files = s.filter(p -> p.toString().endsWith(".java")).map(Path::toString).collect(Collectors.toList());
+        }
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        List<String> args = new ArrayList<>(List.of("--release", "17", "-d", classes.toString()));
+        args.addAll(files);
+        assertEquals(0, javac.run(null, null, null, args.toArray(new String[0])), "javac " + args);
+    }
+
+    /** The client's lines, and both JVMs' statistics checked; {@code tccl}: plugin or app, on both sides. */
+    private static List<String> run(Jdk jdk, boolean agent, String tccl) throws Exception {
+        int port = Jvm.freePort();
+        String main = Plugins.class.getName();
+        String dir = classes.toString();
+        try (Jvm server = Jvm.start(jdk, Jvm.rmiOptions(agent), main, "server", String.valueOf(port), dir, tccl)) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, Jvm.rmiOptions(agent), main, "client", String.valueOf(port), dir, tccl)) {
+                String both = client.describe() + "\nserver:\n" + server.describe();
+                assertEquals(0, client.waitFor(120), both);
+                server.send("stop");
+                assertEquals(0, server.waitFor(30), server::describe);
+                if (agent) {
+                    String all = client.describe() + "\nserver:\n" + server.describe();
+                    assertEquals(CALLS, client.stat("calls_remora"), all);
+                    assertEquals(0, client.stat("fallbacks"), all);
+                    assertEquals(0, server.stat("fallbacks"), all);
+                }
+                return client.stdoutLines();
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void eachPluginGetsItsOwnClassesAsWithoutTheAgent(Jdk jdk) throws Exception {
+        for (String tccl : List.of("plugin", "app")) {
+            List<String> plain = run(jdk, false, tccl);
+            assertEquals(2 * 2 * 2 * 9, plain.size(), () -> String.join("\n", plain));
+            assertTrue(plain.contains("cplugin2 -> calc2(splugin2): Value(10, p10@cplugin2)@cplugin2"),
+                    () -> String.join("\n", plain));
+            List<String> agent = run(jdk, true, tccl);
+            assertEquals(String.join("\n", plain), String.join("\n", agent), tccl);
+        }
+    }
+}
