@@ -71,6 +71,29 @@ class ClassLoadersIT {
         }
     }
 
+    /** The same plugins in one JVM, calling each other through the co-located short-cut; its lines. */
+    private static List<String> runColocated(Jdk jdk, boolean agent, String tccl) throws Exception {
+        try (Jvm both = Jvm.start(jdk, Jvm.rmiOptions(agent), Plugins.class.getName(), "both",
+                String.valueOf(Jvm.freePort()), classes.toString(), tccl)) {
+            assertEquals(0, both.waitFor(120), both::describe);
+            if (agent) {
+                assertEquals(CALLS, both.stat("calls_remora"), both::describe);
+                assertEquals(0, both.stat("fallbacks"), both::describe);
+            }
+            return both.stdoutLines();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void pluginsOfOneJvmCallingEachOtherGetTheirOwnClasses(Jdk jdk) throws Exception {
+        for (String tccl : List.of("plugin", "app")) {
+            List<String> plain = runColocated(jdk, false, tccl);
+            assertEquals(2 * 2 * 2 * 9, plain.size(), () -> String.join("\n", plain));
+            assertEquals(String.join("\n", plain), String.join("\n", runColocated(jdk, true, tccl)), tccl);
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void eachPluginGetsItsOwnClassesAsWithoutTheAgent(Jdk jdk) throws Exception {

@@ -21,7 +21,9 @@ import java.util.function.Function;
  *       "calc1" and "calc2", each with the context class loader {@code TCCL} names ({@code plugin}: its own, as a
  *       container sets it; {@code app}: the application's); prints READY, stops at end of input;</li>
  *   <li>{@code client PORT DIR TCCL}: runs {@code PluginClient} in two loaders of its own ("cplugin1", "cplugin2"),
- *       one after the other, twice; each calls both servers' plugins and its lines are printed.</li>
+ *       one after the other, twice; each calls both servers' plugins and its lines are printed;</li>
+ *   <li>{@code both PORT DIR TCCL}: the server's plugins and the client's in one JVM, whose calls take the co-located
+ *       short-cut (one JVM's plugins calling each other, as an application server's deployments do).</li>
  * </ul>
  */
 public final class Plugins {
@@ -32,28 +34,52 @@ public final class Plugins {
         int port = Integer.parseInt(args[1]);
         URL[] dir = {Paths.get(args[2]).toUri().toURL()};
         boolean own = args[3].equals("plugin");
-        ClassLoader app = Plugins.class.getClassLoader();
-        String prefix = args[0].equals("server") ? "splugin" : "cplugin";
-        URLClassLoader[] plugins = {new URLClassLoader(prefix + 1, dir, app), new URLClassLoader(prefix + 2, dir, app)};
-        Thread t = Thread.currentThread();
-        if (args[0].equals("server")) {
-            Registry registry = LocateRegistry.createRegistry(port);
-            Remote[] impls = new Remote[plugins.length];
-            for (int i = 0; i < plugins.length; i++) {
-                t.setContextClassLoader(own ? plugins[i] : app);
-                impls[i] = (Remote) Class.forName("remora.it.plugin.CalcImpl", true, plugins[i])
-                        .getConstructor().newInstance();
-                registry.rebind("calc" + (i + 1), UnicastRemoteObject.exportObject(impls[i], 0));
+        Remote[] impls = null;
+        Registry registry = null;
+        if (!args[0].equals("client")) {
+            registry = LocateRegistry.createRegistry(port);
+            impls = export(registry, loaders("splugin", dir), own);
+            if (args[0].equals("server")) {
+                System.out.println("READY");
+                new BufferedReader(new InputStreamReader(System.in)).readLine();
             }
-            t.setContextClassLoader(app);
-            System.out.println("READY");
-            new BufferedReader(new InputStreamReader(System.in)).readLine();
+        }
+        if (!args[0].equals("server")) {
+            call(port, loaders("cplugin", dir), own);
+        }
+        if (impls != null) {
             for (Remote impl : impls) {
                 UnicastRemoteObject.unexportObject(impl, true);
             }
             UnicastRemoteObject.unexportObject(registry, true);
-            return;
         }
+        System.exit(0);
+    }
+
+    private static URLClassLoader[] loaders(String prefix, URL[] dir) {
+        ClassLoader app = Plugins.class.getClassLoader();
+        return new URLClassLoader[] {new URLClassLoader(prefix + 1, dir, app), new URLClassLoader(prefix + 2, dir, app)};
+    }
+
+    /** Exports one CalcImpl per plugin as "calc1", "calc2", with the plugin's or the application's context loader. */
+    private static Remote[] export(Registry registry, URLClassLoader[] plugins, boolean own) throws Exception {
+        Thread t = Thread.currentThread();
+        ClassLoader app = Plugins.class.getClassLoader();
+        Remote[] impls = new Remote[plugins.length];
+        for (int i = 0; i < plugins.length; i++) {
+            t.setContextClassLoader(own ? plugins[i] : app);
+            impls[i] = (Remote) Class.forName("remora.it.plugin.CalcImpl", true, plugins[i])
+                    .getConstructor().newInstance();
+            registry.rebind("calc" + (i + 1), UnicastRemoteObject.exportObject(impls[i], 0));
+        }
+        t.setContextClassLoader(app);
+        return impls;
+    }
+
+    /** Each plugin's PluginClient in turn, twice; prints their lines. */
+    private static void call(int port, URLClassLoader[] plugins, boolean own) throws Exception {
+        Thread t = Thread.currentThread();
+        ClassLoader app = Plugins.class.getClassLoader();
         for (int round = 0; round < 2; round++) {
             for (URLClassLoader plugin : plugins) {
                 t.setContextClassLoader(own ? plugin : app);
@@ -63,6 +89,6 @@ public final class Plugins {
                 client.apply(port).forEach(System.out::println);
             }
         }
-        System.exit(0);
+        t.setContextClassLoader(app);
     }
 }
