@@ -39,6 +39,7 @@ public final class Installer {
     /** JDK tools that JAVA_TOOL_OPTIONS would also start with the agent: left alone. */
     private static final String[] TOOL_PREFIXES = {
         "com.sun.tools.", "sun.tools.", "jdk.internal.", "sun.security.tools.", "jdk.jcmd", "jdk.jfr.internal.",
+        "sun.rmi.registry.", // rmiregistry: its only object, the registry, is served by JRMP with or without Remora
     };
 
     /** Set by the first install in this class loader: a second -javaagent of the same jar is refused at once. */

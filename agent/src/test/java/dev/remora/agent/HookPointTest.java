@@ -138,6 +138,9 @@ class HookPointTest {
             assertEquals("jdk.jstatd/sun.tools.jstatd.Jstatd", Installer.jdkTool());
             System.setProperty("sun.java.command", "jdk.jcmd/sun.tools.jstat.Jstat -gcutil 1");
             assertEquals("jdk.jcmd/sun.tools.jstat.Jstat", Installer.jdkTool());
+            // rmiregistry: java.rmi/sun.rmi.registry.RegistryImpl; it serves the registry only, which stays on JRMP
+            System.setProperty("sun.java.command", "java.rmi/sun.rmi.registry.RegistryImpl 1099");
+            assertEquals("java.rmi/sun.rmi.registry.RegistryImpl", Installer.jdkTool());
             System.setProperty("sun.java.command", "com.example.app/com.example.RmiServer 1099");
             assertEquals(null, Installer.jdkTool());
         } finally {
