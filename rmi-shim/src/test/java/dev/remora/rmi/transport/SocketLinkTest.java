@@ -154,6 +154,29 @@ class SocketLinkTest {
         }
     }
 
+    /**
+     * A platform thread's spin yields its CPU; a virtual thread's hints a spin wait, as its yield would only unmount it
+     * (JDK 21+; on JDK 17 there are no virtual threads to check).
+     */
+    @Test
+    void aVirtualThreadSpinsWithoutYielding() throws Exception {
+        Runnable platform = SocketLink.pause();
+        Runnable[] virtual = new Runnable[1];
+        java.lang.reflect.Method start;
+        try {
+            start = Thread.class.getMethod("startVirtualThread", Runnable.class);
+        } catch (NoSuchMethodException e) {
+            return;
+        }
+        Thread t = (Thread) start.invoke(null, (Runnable) () -> virtual[0] = SocketLink.pause());
+        t.join();
+        assertTrue(virtual[0] != null && virtual[0] != platform, "a virtual thread's pause is not a yield");
+        Thread p = new Thread(() -> virtual[0] = SocketLink.pause());
+        p.start();
+        p.join();
+        assertEquals(platform, virtual[0]);
+    }
+
     @Test
     void aSpinEndsAtTheFirstYieldThatLostTheCpuForASlice() {
         FakeCpu busy = new FakeCpu(3_000_000); // another runnable thread took a 3 ms slice at each yield
