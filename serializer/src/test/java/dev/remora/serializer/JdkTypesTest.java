@@ -272,28 +272,28 @@ class JdkTypesTest {
         return s.append(o).append(" hash ").append(valueHash ? o.hashCode() : 0).toString();
     }
 
+    /** Where {@code ours[i]} renders other than {@code jdk[i]}: one line pair each, labelled. */
+    private static void compare(String label, Object[] jdk, Object[] ours, List<String> differences)
+            throws Exception {
+        for (int i = 0; i < jdk.length; i++) {
+            String j = render(jdk[i]);
+            String o = render(ours[i]);
+            if (!j.equals(o)) {
+                differences.add(label + " JDK:    " + j + "\n" + label + " Remora: " + o);
+            }
+        }
+    }
+
     @Test
     void eachReadsBackAsTheJdksStreamReadsIt() throws Exception {
-        List<Object> values = values();
         List<String> differences = new ArrayList<>();
         RoundTrip rt = new RoundTrip();
-        for (Object v : values) {
-            String jdk = render(RoundTrip.jdk(v));
-            String ours = render(rt.roundTrip(v));
-            if (!jdk.equals(ours)) {
-                differences.add("JDK:    " + jdk + "\nRemora: " + ours);
-            }
+        for (Object v : values()) {
+            compare("(alone)", new Object[] {RoundTrip.jdk(v)}, new Object[] {rt.roundTrip(v)}, differences);
         }
         // all at once, sharing one stream as a call's arguments do
-        Object[] jdkAll = RoundTrip.jdkAll(values().toArray());
-        Object[] oursAll = rt.roundTripAll(values().toArray());
-        for (int i = 0; i < jdkAll.length; i++) {
-            String jdk = render(jdkAll[i]);
-            String ours = render(oursAll[i]);
-            if (!jdk.equals(ours)) {
-                differences.add("(one stream) JDK:    " + jdk + "\nRemora: " + ours);
-            }
-        }
+        compare("(one stream)", RoundTrip.jdkAll(values().toArray()), rt.roundTripAll(values().toArray()),
+                differences);
         assertEquals("", String.join("\n", differences));
     }
 
@@ -304,16 +304,9 @@ class JdkTypesTest {
         for (int i = 0; i < 1100; i++) {
             rt.roundTripAll(values().toArray());
         }
-        Object[] jdkAll = RoundTrip.jdkAll(values().toArray());
-        Object[] oursAll = rt.roundTripAll(values().toArray());
         List<String> differences = new ArrayList<>();
-        for (int i = 0; i < jdkAll.length; i++) {
-            String jdk = render(jdkAll[i]);
-            String ours = render(oursAll[i]);
-            if (!jdk.equals(ours)) {
-                differences.add("JDK:    " + jdk + "\nRemora: " + ours);
-            }
-        }
+        compare("(generated)", RoundTrip.jdkAll(values().toArray()), rt.roundTripAll(values().toArray()),
+                differences);
         assertEquals("", String.join("\n", differences));
     }
 }
