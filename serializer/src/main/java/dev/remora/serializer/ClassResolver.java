@@ -27,6 +27,14 @@ public interface ClassResolver {
         return LatestUserDefinedLoader.INSTANCE;
     }
 
+    /**
+     * Whether {@code l} is a user-defined loader: neither the bootstrap loader (null) nor the platform loader, whose
+     * classes are the JDK's and resolve alike whatever the loader asked (the JDK's latestUserDefinedLoader rule).
+     */
+    static boolean userDefined(ClassLoader l) {
+        return l != null && l != LatestUserDefinedLoader.PLATFORM;
+    }
+
     /** {@code int}, {@code void}... or null. */
     static Class<?> primitive(String name) {
         return LatestUserDefinedLoader.PRIMITIVES.get(name);
@@ -55,7 +63,7 @@ public interface ClassResolver {
             }
             Optional<ClassLoader> loader = WALKER.walk(s -> s.map(StackWalker.StackFrame::getDeclaringClass)
                     .filter(c -> !ours(c.getName())).map(Class::getClassLoader)
-                    .filter(l -> l != null && l != PLATFORM).findFirst());
+                    .filter(ClassResolver::userDefined).findFirst());
             ClassLoader l = loader.orElse(null);
             if (l == null) {
                 // Our own classes' loader: an agent jar on the system class path sees what the application sees.

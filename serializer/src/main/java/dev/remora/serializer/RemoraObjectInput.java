@@ -1483,7 +1483,6 @@ public class RemoraObjectInput extends ObjectInputStream {
     private boolean scoped;
     private ClassLoader scopeDefault;
     private ClassLoader scopeContext;
-    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
 
     /**
      * Names the class loaders the current read resolves classes with, where they can differ from read to read on one
@@ -1639,13 +1638,10 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         t.cl = cl;
         t.local = li;
-        if (scoped && !t.loaderBound) {
-            ClassLoader l = cl.getClassLoader();
-            if (l != null && l != PLATFORM) { // a user-defined loader's class: another loader may have its own
-                t.loaderBound = true;
-                t.boundDefault = scopeDefault;
-                t.boundContext = scopeContext;
-            }
+        if (scoped && !t.loaderBound && ClassResolver.userDefined(cl.getClassLoader())) {
+            t.loaderBound = true; // another loader may have its own class of the name
+            t.boundDefault = scopeDefault;
+            t.boundContext = scopeContext;
         }
     }
 

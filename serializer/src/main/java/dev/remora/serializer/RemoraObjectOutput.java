@@ -37,7 +37,6 @@ import java.util.IdentityHashMap;
  */
 public class RemoraObjectOutput extends ObjectOutputStream {
     private static final int HEAD = 2;
-    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
     /** Below this many elements a loop beats creating a ByteBuffer view for a bulk copy. */
     static final int SMALL_ARRAY = 256; // flags + a one-byte "no new types" prelude, fixed up in finishCall
 
@@ -243,8 +242,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         if (externalsOff || externalMin == 0) {
             return;
         }
-        ClassLoader l = c.getClassLoader();
-        if (l == null || l == PLATFORM) {
+        if (!ClassResolver.userDefined(c.getClassLoader())) {
             return;
         }
         externalsOff = true;

@@ -23,7 +23,6 @@ import java.util.Optional;
  */
 public final class RmiFastInput extends RemoraObjectInput {
     private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
-    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
     private ClassLoader defaultLoader;
 
     public RmiFastInput(ReadTypeTable types, SerializerOptions options) throws IOException {
@@ -35,12 +34,8 @@ public final class RmiFastInput extends RemoraObjectInput {
      * export's, decides); else a client reads a reply to a call through a stub whose class {@code stubLoader} defined.
      */
     void readFor(boolean server, ClassLoader stubLoader) {
-        defaultLoader = server ? null : userDefined(stubLoader) ? stubLoader : latestUserDefinedLoader();
+        defaultLoader = server ? null : ClassResolver.userDefined(stubLoader) ? stubLoader : latestUserDefinedLoader();
         resolveWith(defaultLoader, Thread.currentThread().getContextClassLoader());
-    }
-
-    private static boolean userDefined(ClassLoader l) {
-        return l != null && l != PLATFORM;
     }
 
     /** MarshalInputStream reads a codebase annotation (an object) per class descriptor: a filter counts it. */
@@ -62,7 +57,7 @@ public final class RmiFastInput extends RemoraObjectInput {
     private static ClassLoader latestUserDefinedLoader() {
         Optional<ClassLoader> l = WALKER.walk(s -> s.map(StackWalker.StackFrame::getDeclaringClass)
                 .filter(c -> !c.getName().startsWith("dev.remora.")).map(Class::getClassLoader)
-                .filter(c -> c != null && c != PLATFORM).findFirst());
+                .filter(ClassResolver::userDefined).findFirst());
         return l.orElse(null);
     }
 }
