@@ -83,6 +83,21 @@ public final class Jvm implements AutoCloseable {
         return l;
     }
 
+    /**
+     * Compiles every {@code .java} file under {@code sources} (test sources kept off the test class path: a module, a
+     * plugin) into {@code out}, for release 17; fails the test with javac's arguments if javac fails.
+     */
+    public static void compile(Path sources, Path out) throws IOException {
+        List<String> args = new ArrayList<>(List.of("--release", "17", "-d", out.toString()));
+        try (java.util.stream.Stream<Path> s = Files.walk(sources)) {
+            s.map(Path::toString).filter(p -> p.endsWith(".java")).forEach(args::add);
+        }
+        int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null, args.toArray(new String[0]));
+        if (rc != 0) {
+            throw new AssertionError("javac failed (" + rc + "): " + args);
+        }
+    }
+
     public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();

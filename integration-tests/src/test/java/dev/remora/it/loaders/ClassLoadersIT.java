@@ -6,15 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.remora.it.Jvm;
 import dev.remora.it.Jvm.Jdk;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -38,14 +32,7 @@ class ClassLoadersIT {
 
     @BeforeAll
     static void compile() throws IOException {
-        List<String> files;
-        try (Stream<Path> s = Files.walk(Paths.get("src/test/plugins"))) {
-            files = s.filter(p -> p.toString().endsWith(".java")).map(Path::toString).collect(Collectors.toList());
-        }
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        List<String> args = new ArrayList<>(List.of("--release", "17", "-d", classes.toString()));
-        args.addAll(files);
-        assertEquals(0, javac.run(null, null, null, args.toArray(new String[0])), "javac " + args);
+        Jvm.compile(Paths.get("src/test/plugins"), classes);
     }
 
     /** The client's lines, and both JVMs' statistics checked; {@code tccl}: plugin or app, on both sides. */

@@ -6,15 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.remora.it.Jvm;
 import dev.remora.it.Jvm.Jdk;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,15 +37,7 @@ class ModularAppIT {
 
     @BeforeAll
     static void compile() throws IOException {
-        Path src = Paths.get("src/test/modular", MODULE);
-        List<String> files;
-        try (Stream<Path> s = Files.walk(src)) {
-            files = s.filter(p -> p.toString().endsWith(".java")).map(Path::toString).collect(Collectors.toList());
-        }
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        List<String> args = new ArrayList<>(List.of("--release", "17", "-d", modules.resolve(MODULE).toString()));
-        args.addAll(files);
-        assertEquals(0, javac.run(null, null, null, args.toArray(new String[0])), "javac " + args);
+        Jvm.compile(Paths.get("src/test/modular", MODULE), modules.resolve(MODULE));
     }
 
     /** Runs the server and the client; returns {client, server}, both exited. */
