@@ -35,6 +35,15 @@ public interface ClassResolver {
         return l != null && l != LatestUserDefinedLoader.PLATFORM;
     }
 
+    /**
+     * Whether classes of {@code l} can be unloaded while this JVM runs: a user-defined loader other than the system
+     * (application) class loader, such as an application server's deployment or a plugin's. What a connection keeps
+     * of such classes it keeps weakly or softly, so that a dropped deployment's loader can go.
+     */
+    static boolean unloadable(ClassLoader l) {
+        return userDefined(l) && l != LatestUserDefinedLoader.SYSTEM;
+    }
+
     /** {@code int}, {@code void}... or null. */
     static Class<?> primitive(String name) {
         return LatestUserDefinedLoader.PRIMITIVES.get(name);
@@ -51,6 +60,16 @@ public interface ClassResolver {
         private static final String[] OURS = {"dev.remora.serializer.", "dev.remora.agent.", "dev.remora.rmi.",
             "dev.remora.fabric.", "dev.remora.bootstrap."};
         private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
+        /** The system (application) class loader, whose classes stay loaded; null if it could not be had yet. */
+        private static final ClassLoader SYSTEM = systemLoader();
+
+        private static ClassLoader systemLoader() {
+            try {
+                return ClassLoader.getSystemClassLoader();
+            } catch (IllegalStateException | SecurityException e) { // still being set up (a custom system loader)
+                return null;
+            }
+        }
 
         private LatestUserDefinedLoader() {
         }

@@ -212,6 +212,12 @@ public class RemoraObjectInput extends ObjectInputStream {
         pos = limit = end = 0;
         curObj = null;
         validations = null;
+        // a connection's reader outlives its calls: it must not keep a dropped deployment's classes or loaders
+        curLocal = null;
+        curPlan = null;
+        lastEx = null;
+        scopeDefault = null;
+        scopeContext = null;
     }
 
     /** Bytes of the current message not read yet. */
@@ -220,6 +226,7 @@ public class RemoraObjectInput extends ObjectInputStream {
     }
 
     private void clearHandles() {
+        types.settle(); // a message (or a stream's stretch) is over: what it resolved the table may keep softly
         if (nHandles > 0) {
             Arrays.fill(handles, 0, nHandles, null);
             if (handleEx != null) {
@@ -1638,6 +1645,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         t.cl = cl;
         t.local = li;
+        t.unloadable = ClassResolver.unloadable(cl.getClassLoader());
         if (scoped && !t.loaderBound && ClassResolver.userDefined(cl.getClassLoader())) {
             t.loaderBound = true; // another loader may have its own class of the name
             t.boundDefault = scopeDefault;

@@ -209,6 +209,8 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             subs.clear();
         }
         forgetExternals();
+        lastClass = null; // a connection's writer outlives its calls: it must not keep a dropped deployment's class
+        lastInfo = null;
         inCall = false;
         finished = false;
     }

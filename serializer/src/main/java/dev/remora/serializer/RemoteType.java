@@ -39,6 +39,13 @@ final class RemoteType {
     ClassLoader boundContext;
     /** The same descriptor resolved with other loaders, most recent first ({@value #MAX_LOADER_SCOPES} with it). */
     private RemoteType sibling;
+    /**
+     * Resolved to a class of a loader that can be unloaded ({@link ClassResolver#unloadable}): its table keeps it
+     * only softly from then on ({@link ReadTypeTable#get}).
+     */
+    boolean unloadable;
+    /** A table's entry that keeps only the description: its resolutions are held softly beside it. */
+    boolean softly;
 
     /**
      * Resolutions of one descriptor a connection keeps: one per pair of loaders its calls resolved it with (an
@@ -128,13 +135,18 @@ final class RemoteType {
      * This descriptor as resolved with {@code dflt} and {@code context}: itself or a copy made for them earlier, or a
      * new copy, unresolved, that its first use resolves with them.
      */
+    /** This descriptor, not resolved yet. */
+    RemoteType unresolved() {
+        return new RemoteType(kind, name, slots, record, svuid, interfaces);
+    }
+
     RemoteType withLoaders(ClassLoader dflt, ClassLoader context) {
         for (RemoteType x = sibling; x != null; x = x.sibling) {
             if (x.boundDefault == dflt && x.boundContext == context) {
                 return x;
             }
         }
-        RemoteType c = new RemoteType(kind, name, slots, record, svuid, interfaces);
+        RemoteType c = unresolved();
         c.loaderBound = true;
         c.boundDefault = dflt;
         c.boundContext = context;
