@@ -27,8 +27,7 @@ final class Marshal {
          * RemoteException), its synchronous calls on Remora's path and the time their callers waited, counted with
          * remora.stats ({@link RemoraRouter#onewayCandidates}); null for other methods.
          */
-        final AtomicLong syncCalls;
-        final AtomicLong syncNanos;
+        final Waits waits;
 
         MethodInfo(Method m) {
             method = m;
@@ -40,38 +39,67 @@ final class Marshal {
             }
             rawArgs = raw;
             rawResult = result.isPrimitive();
-            boolean candidate = AsyncMethods.onewayRefusal(m) == null;
-            syncCalls = candidate ? new AtomicLong() : null;
-            syncNanos = candidate ? new AtomicLong() : null;
+            waits = AsyncMethods.onewayRefusal(m) == null ? Waits.of(AsyncMethods.name(m)) : null;
         }
 
         boolean onewayCandidate() {
-            return syncCalls != null;
+            return waits != null;
         }
 
         /** A synchronous call of this one-way candidate made its caller wait {@code nanos}. */
         void waited(long nanos) {
-            syncCalls.incrementAndGet();
-            syncNanos.addAndGet(nanos);
+            waits.calls.incrementAndGet();
+            waits.nanos.addAndGet(nanos);
         }
     }
 
-    /** The methods called so far. */
-    static java.util.Collection<MethodInfo> infos() {
-        return INFOS.values();
+    /**
+     * The synchronous calls of the one-way candidates of one name ({@link AsyncMethods#name}), and their callers'
+     * waits: by name, not by Method, so that the counts of a redeployed application's methods add up and the counts
+     * keep no class, or class loader, alive.
+     */
+    static final class Waits {
+        private static final ConcurrentHashMap<String, Waits> BY_NAME = new ConcurrentHashMap<>();
+        final String name;
+        final AtomicLong calls = new AtomicLong();
+        final AtomicLong nanos = new AtomicLong();
+
+        private Waits(String name) {
+            this.name = name;
+        }
+
+        static Waits of(String name) {
+            return BY_NAME.computeIfAbsent(name, Waits::new);
+        }
+
+        /** Every name counted so far. */
+        static java.util.Collection<Waits> all() {
+            return BY_NAME.values();
+        }
     }
 
-    private static final ConcurrentHashMap<Method, MethodInfo> INFOS = new ConcurrentHashMap<>();
+    /**
+     * Per remote interface (a Method's declaring class), the facts of its methods called so far: held by the class
+     * itself, so that they go with it when its class loader goes (an application server's redeployment).
+     */
+    private static final ClassValue<ConcurrentHashMap<Method, MethodInfo>> INFOS =
+            new ClassValue<ConcurrentHashMap<Method, MethodInfo>>() {
+                @Override
+                protected ConcurrentHashMap<Method, MethodInfo> computeValue(Class<?> type) {
+                    return new ConcurrentHashMap<>();
+                }
+            };
     static final Object[] NO_ARGS = new Object[0];
 
     private Marshal() {
     }
 
     static MethodInfo info(Method m) {
-        MethodInfo i = INFOS.get(m);
+        ConcurrentHashMap<Method, MethodInfo> infos = INFOS.get(m.getDeclaringClass());
+        MethodInfo i = infos.get(m);
         if (i == null) {
             i = new MethodInfo(m);
-            MethodInfo first = INFOS.putIfAbsent(m, i); // threads racing on a method's first call share one
+            MethodInfo first = infos.putIfAbsent(m, i); // threads racing on a method's first call share one
             if (first != null) {
                 i = first;
             }

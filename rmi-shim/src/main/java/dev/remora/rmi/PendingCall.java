@@ -54,6 +54,16 @@ final class PendingCall {
         this.thread = future ? null : Thread.currentThread();
     }
 
+    /**
+     * The call is over: lets go of what it named (its method, its stub's class loader), which this thread's next call
+     * replaces, so that a thread that stops calling keeps no class of a dropped deployment alive.
+     */
+    void forget() {
+        method = null;
+        stubLoader = null;
+        value = null;
+    }
+
     boolean claim() {
         return state.compareAndSet(WAITING, RECEIVING);
     }

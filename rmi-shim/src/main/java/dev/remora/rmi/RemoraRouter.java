@@ -214,11 +214,12 @@ public final class RemoraRouter implements CallRouter {
      */
     public java.util.List<String> onewayCandidates(int max) {
         java.util.List<long[]> called = new java.util.ArrayList<>(); // {calls, nanos, index}: a snapshot, for the sort
-        java.util.List<Marshal.MethodInfo> infos = new java.util.ArrayList<>(Marshal.infos());
-        for (int i = 0; i < infos.size(); i++) {
-            Marshal.MethodInfo mi = infos.get(i);
-            if (mi.onewayCandidate() && mi.syncCalls.get() >= CANDIDATE_CALLS) {
-                called.add(new long[] {mi.syncCalls.get(), mi.syncNanos.get(), i});
+        java.util.List<Marshal.Waits> names = new java.util.ArrayList<>(Marshal.Waits.all());
+        for (int i = 0; i < names.size(); i++) {
+            Marshal.Waits w = names.get(i);
+            long calls = w.calls.get();
+            if (calls >= CANDIDATE_CALLS) {
+                called.add(new long[] {calls, w.nanos.get(), i});
             }
         }
         called.sort(new java.util.Comparator<long[]>() {
@@ -230,7 +231,7 @@ public final class RemoraRouter implements CallRouter {
         java.util.List<String> lines = new java.util.ArrayList<>();
         for (int i = 0; i < called.size() && i < max; i++) {
             long[] c = called.get(i);
-            lines.add(AsyncMethods.name(infos.get((int) c[2]).method) + ": " + c[0] + " calls, " + c[1] / 1_000_000
+            lines.add(names.get((int) c[2]).name + ": " + c[0] + " calls, " + c[1] / 1_000_000
                     + " ms waiting (" + c[1] / c[0] / 1000 + " us a call)");
         }
         return lines;
@@ -326,6 +327,7 @@ public final class RemoraRouter implements CallRouter {
             return outcome(c, pc, id, mi);
         } finally {
             c.releaseLane(lane);
+            pc.forget();
         }
     }
 

@@ -38,6 +38,12 @@ public final class RmiFastInput extends RemoraObjectInput {
         resolveWith(defaultLoader, Thread.currentThread().getContextClassLoader());
     }
 
+    @Override
+    public void endCall() {
+        defaultLoader = null; // set again by the next read's readFor: keeps no stub's class loader between calls
+        super.endCall();
+    }
+
     /** MarshalInputStream reads a codebase annotation (an object) per class descriptor: a filter counts it. */
     @Override
     protected boolean readsClassAnnotations() {
