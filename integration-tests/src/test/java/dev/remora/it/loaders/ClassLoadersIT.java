@@ -93,4 +93,74 @@ class ClassLoadersIT {
             assertEquals(String.join("\n", plain), String.join("\n", agent), tccl);
         }
     }
+
+    /** Generations deployed and dropped in each JVM of {@link #redeployedGenerationsAreNotKept}. */
+    private static final int GENERATIONS = 12;
+
+    /** {@link Redeploy}: the loaders each JVM still reaches after its generations were dropped, "client, server". */
+    private static String redeploy(Jdk jdk, boolean agent) throws Exception {
+        int port = Jvm.freePort();
+        String main = Redeploy.class.getName();
+        String dir = classes.toString();
+        List<String> options = Jvm.rmiOptions(agent, "-XX:SoftRefLRUPolicyMSPerMB=0");
+        try (Jvm server = Jvm.start(jdk, options, main, "server", String.valueOf(port), dir);
+                Jvm client = Jvm.start(jdk, options, main, "client", String.valueOf(port), dir)) {
+            for (int g = 1; g <= GENERATIONS; g++) {
+                server.send("deploy");
+                server.awaitLine("DEPLOYED " + g, 60);
+                client.send("call");
+                client.awaitLine("CALLED " + g, 60);
+            }
+            client.send("count");
+            assertEquals(0, client.waitFor(60), client::describe);
+            server.send("count");
+            assertEquals(0, server.waitFor(60), server::describe);
+            String both = client.describe() + "\nserver:\n" + server.describe();
+            if (agent) {
+                assertEquals(0, client.stat("fallbacks"), both);
+                assertEquals(0, server.stat("fallbacks"), both);
+            }
+            return retained(client) + ", " + retained(server);
+        }
+    }
+
+    /** {@link #redeploy} in one JVM ({@code both}): the loaders it still reaches. */
+    private static String redeployColocated(Jdk jdk, boolean agent) throws Exception {
+        List<String> options = Jvm.rmiOptions(agent, "-XX:SoftRefLRUPolicyMSPerMB=0");
+        try (Jvm both = Jvm.start(jdk, options, Redeploy.class.getName(), "both", String.valueOf(Jvm.freePort()),
+                classes.toString())) {
+            for (int g = 1; g <= GENERATIONS; g++) {
+                both.send("deploy");
+                both.awaitLine("CALLED " + (2 * g), 60);
+            }
+            both.send("count");
+            assertEquals(0, both.waitFor(60), both::describe);
+            if (agent) {
+                assertEquals(0, both.stat("fallbacks"), both::describe);
+                assertTrue(both.stat("calls_remora") > 0, both::describe);
+            }
+            return retained(both);
+        }
+    }
+
+    private static String retained(Jvm jvm) throws IOException {
+        return jvm.stdoutLines().stream().filter(l -> l.startsWith("RETAINED ")).findFirst()
+                .orElseThrow(() -> new AssertionError("no RETAINED line\n" + jvm.describe()));
+    }
+
+    /**
+     * An application server that redeploys while its connections stay: plain RMI lets every dropped generation's
+     * loader go; with the agent each JVM kept all of them (its type tables, its per-method facts, the last call's
+     * stub loader), so Metaspace grew with every redeployment. Now it must keep none, as plain RMI.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void redeployedGenerationsAreNotKept(Jdk jdk) throws Exception {
+        String plain = redeploy(jdk, false);
+        assertEquals("RETAINED 0 , RETAINED 0 ", plain, "plain RMI lets go of every generation");
+        assertEquals(plain, redeploy(jdk, true));
+        String colocated = redeployColocated(jdk, false);
+        assertEquals("RETAINED 0 ", colocated, "plain RMI lets go of every generation");
+        assertEquals(colocated, redeployColocated(jdk, true));
+    }
 }
