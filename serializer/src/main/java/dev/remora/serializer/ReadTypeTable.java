@@ -34,7 +34,8 @@ public final class ReadTypeTable {
                 t = byId[id].unresolved(); // collected: resolved again on first use
                 keepSoftly(id, t);
             }
-        } else if (t.local == null && t.notFound == null) { // resolved by this read, perhaps: see settle()
+        } else if (t.local == null && t.notFound == null && !t.unsettled) { // resolved by this read, perhaps
+            t.unsettled = true; // once per read, however many of its objects are of the type
             if (nUnsettled == unsettled.length) {
                 if (nUnsettled >= 1024) {
                     settle(); // a stream that reads on and on between resets
@@ -57,8 +58,11 @@ public final class ReadTypeTable {
         for (int i = 0; i < nUnsettled; i++) {
             int id = unsettled[i];
             RemoteType t = byId[id];
-            if (t != null && t.unloadable) {
-                demote(id, t);
+            if (t != null) {
+                t.unsettled = false;
+                if (t.unloadable) {
+                    demote(id, t);
+                }
             }
         }
         nUnsettled = 0;

@@ -46,6 +46,8 @@ final class RemoteType {
     boolean unloadable;
     /** A table's entry that keeps only the description: its resolutions are held softly beside it. */
     boolean softly;
+    /** Noted by its table for the end of the current read ({@link ReadTypeTable#settle}). */
+    boolean unsettled;
 
     /**
      * Resolutions of one descriptor a connection keeps: one per pair of loaders its calls resolved it with (an
