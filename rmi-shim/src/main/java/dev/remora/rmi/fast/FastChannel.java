@@ -192,12 +192,21 @@ public final class FastChannel {
         reading = null;
     }
 
+    /**
+     * Readers kept for objects exported with their own filter: beyond this many (each filter an object of its
+     * application's classes, perhaps of a deployment since dropped) they are made again as needed.
+     */
+    static final int MAX_FILTERED = 8;
+
     private RmiFastInput filteredReader(ObjectInputFilter filter) throws IOException {
         if (filtered == null) {
             filtered = new IdentityHashMap<>(4);
         }
         RmiFastInput i = filtered.get(filter);
         if (i == null) {
+            if (filtered.size() >= MAX_FILTERED) {
+                filtered.clear(); // a redeployed application's filters are new objects: keep no old one's reader
+            }
             i = newReader();
             i.setStreamFilter(filter);
             filtered.put(filter, i);
@@ -210,6 +219,11 @@ public final class FastChannel {
         RmiFastInput i = new RmiFastInput(readTypes, options);
         i.spares(spares);
         return i;
+    }
+
+    /** Readers kept for objects exported with a filter of their own (tests). */
+    int filteredReaders() {
+        return filtered == null ? 0 : filtered.size();
     }
 
     /** Types this side has described to the peer / learnt from it (tests, stats). */
