@@ -77,7 +77,9 @@ public final class Redeploy {
         System.out.println("RETAINED " + (names.isEmpty() ? 0 : names.split(" ").length) + " " + names);
         for (java.lang.management.MemoryPoolMXBean pool : java.lang.management.ManagementFactory.getMemoryPoolMXBeans()) {
             if (pool.getName().equals("Metaspace")) {
-                System.out.println("METASPACE " + pool.getUsage().getUsed() / 1024 + " KB");
+                System.out.println("METASPACE " + pool.getUsage().getUsed() / 1024 + " KB, "
+                        + java.lang.management.ManagementFactory.getClassLoadingMXBean().getLoadedClassCount()
+                        + " classes loaded");
             }
         }
         System.exit(0);
