@@ -729,10 +729,22 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
             t.decoded = true;
             t.value = null;
             t.decodeFailure = null;
+            // another caller's reply: read with that caller's context class loader (RMI's class resolution asks the
+            // current thread's), so that its classes are the ones the caller's own read would get
+            Thread me = Thread.currentThread();
+            ClassLoader mine = me.getContextClassLoader();
+            boolean swap = t.contextLoader != mine;
             try {
+                if (swap) {
+                    me.setContextClassLoader(t.contextLoader);
+                }
                 t.value = Replies.read(f, t.method, reader, t.stubLoader);
             } catch (Throwable e) {
                 t.decodeFailure = e;
+            } finally {
+                if (swap) {
+                    me.setContextClassLoader(mine);
+                }
             }
         }
         IOException broken = fast.broken();

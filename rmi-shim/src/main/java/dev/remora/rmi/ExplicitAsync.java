@@ -158,6 +158,7 @@ final class ExplicitAsync {
         }
         PendingCall pc = new PendingCall(true);
         pc.stubLoader = stubLoader;
+        pc.contextLoader = Thread.currentThread().getContextClassLoader();
         Object[] failed = router.send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, info, args);
         if (failed != RemoraRouter.SENT) {
             if (pc.id == 0) {

@@ -39,6 +39,11 @@ final class PendingCall {
     Marshal.MethodInfo method;
     /** The loader of the class of the stub the call was made through: its reply's classes resolve there first. */
     ClassLoader stubLoader;
+    /**
+     * The calling thread's context class loader when it called: another thread that reads its reply (the
+     * connection's leader) resolves the reply's classes with it, as JRMP's caller, which reads its own reply, does.
+     */
+    ClassLoader contextLoader;
     boolean decoded;
     /** The result, or the exception the server threw. */
     Object value;
@@ -61,6 +66,7 @@ final class PendingCall {
     void forget() {
         method = null;
         stubLoader = null;
+        contextLoader = null;
         value = null;
     }
 

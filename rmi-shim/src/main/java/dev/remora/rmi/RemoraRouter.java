@@ -296,6 +296,7 @@ public final class RemoraRouter implements CallRouter {
             Object[] args, ClassLoader stubLoader) {
         PendingCall pc = calls.get();
         pc.stubLoader = stubLoader;
+        pc.contextLoader = Thread.currentThread().getContextClassLoader();
         int lane = c.takeFreeLane();
         if (lane < 0) { // every lane in a call: another connection, as JRMP opens one per concurrent call
             ClientConnection x = re.spare(c);
@@ -383,6 +384,7 @@ public final class RemoraRouter implements CallRouter {
         }
         PendingCall pc = new PendingCall(true);
         pc.stubLoader = stubLoader;
+        pc.contextLoader = Thread.currentThread().getContextClassLoader();
         Object[] failed = send(c, pc, Frame.CALL, Frame.LANE_ANY, id, hash, mi, args);
         if (failed != SENT) {
             if (pc.id == 0) {

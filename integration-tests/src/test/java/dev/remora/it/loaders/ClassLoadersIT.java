@@ -163,4 +163,44 @@ class ClassLoadersIT {
         assertEquals("RETAINED 0 ", colocated, "plain RMI lets go of every generation");
         assertEquals(colocated, redeployColocated(jdk, true));
     }
+
+    /** Callers of {@link #aReplyReadByAnotherCallerGetsItsCallersClasses}, and the calls each makes. */
+    private static final int SHARED_THREADS = 4;
+    private static final int SHARED_CALLS = 3000;
+
+    /** {@link SharedStub}: the client's lines. */
+    private static List<String> sharedStub(Jdk jdk, boolean agent) throws Exception {
+        int port = Jvm.freePort();
+        String main = SharedStub.class.getName();
+        String dir = classes.toString();
+        try (Jvm server = Jvm.start(jdk, Jvm.rmiOptions(agent), main, "server", String.valueOf(port), dir)) {
+            server.awaitLine("READY", 60);
+            // one connection for all callers (as over fabric, or past remora.connections): replies cross threads
+            try (Jvm client = Jvm.start(jdk, Jvm.rmiOptions(agent, "-Dremora.connections=1"), main, "client",
+                    String.valueOf(port), dir, String.valueOf(SHARED_THREADS), String.valueOf(SHARED_CALLS))) {
+                assertEquals(0, client.waitFor(120), client::describe);
+                server.send("stop");
+                assertEquals(0, server.waitFor(30), server::describe);
+                if (agent) {
+                    assertTrue(client.stat("calls_remora") >= SHARED_THREADS * SHARED_CALLS, client::describe);
+                    assertEquals(0, client.stat("fallbacks"), client::describe);
+                }
+                return client.stdoutLines();
+            }
+        }
+    }
+
+    /**
+     * Deployments sharing a remote interface from a common loader, each with its own copy of its values' classes:
+     * each result must be of its caller's deployment's class (its context class loader), also when another waiting
+     * caller read the reply off the connection, as JRMP's caller reads its own.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aReplyReadByAnotherCallerGetsItsCallersClasses(Jdk jdk) throws Exception {
+        List<String> plain = sharedStub(jdk, false);
+        assertTrue(plain.contains("WRONG 0"), () -> String.join("\n", plain));
+        List<String> agent = sharedStub(jdk, true);
+        assertTrue(agent.contains("WRONG 0"), () -> String.join("\n", agent));
+    }
 }
