@@ -41,6 +41,7 @@ class LoaderScopeTest {
                 return readObject();
             } finally {
                 endCall();
+                loader = null; // keeps no loader between reads (UnloadableClassesTest collects them)
             }
         }
 
@@ -52,7 +53,7 @@ class LoaderScopeTest {
     }
 
     /** A loader of its own for this test's classes (not delegating to the application's). */
-    private static ClassLoader isolated(String name) {
+    static URLClassLoader isolated(String name) {
         URL classes = LoaderScopeTest.class.getProtectionDomain().getCodeSource().getLocation();
         return new URLClassLoader(name, new URL[] {classes}, ClassLoader.getPlatformClassLoader());
     }

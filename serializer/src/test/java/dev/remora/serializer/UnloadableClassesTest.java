@@ -1,14 +1,15 @@
 package dev.remora.serializer;
 
+import static dev.remora.serializer.LoaderScopeTest.isolated;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.remora.serializer.LoaderScopeTest.Scoped;
 import java.io.IOException;
 import java.io.Serializable;
 import java.lang.ref.WeakReference;
-import java.net.URL;
 import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,42 +29,12 @@ class UnloadableClassesTest {
         public String s;
     }
 
-    /** A reader that resolves with the loader the test names, as RMI's resolves with the stub's or the export's. */
-    static final class Scoped extends RemoraObjectInput {
-        private ClassLoader loader;
-        int resolved;
-
-        Scoped(ReadTypeTable t) throws IOException {
-            super(t, SerializerOptions.DEFAULTS);
-        }
-
-        /** The fields of the object {@code msg} holds, read with {@code l}'s classes, as "class@loader n s". */
-        String read(byte[] msg, ClassLoader l) throws Exception {
-            loader = l;
-            resolveWith(l, null);
-            beginCall(msg, 0, msg.length);
-            try {
-                Object o = readObject();
-                Class<?> c = o.getClass();
-                assertSame(l, c.getClassLoader());
-                return c.getName() + "@" + l.getName() + " " + c.getField("n").getInt(o) + " " + c.getField("s").get(o);
-            } finally {
-                endCall();
-                loader = null;
-            }
-        }
-
-        @Override
-        protected Class<?> resolveClassName(String name) throws ClassNotFoundException {
-            resolved++;
-            return Class.forName(name, false, loader);
-        }
-    }
-
-    /** A loader of its own for this test's classes (not delegating to the application's). */
-    private static URLClassLoader isolated(String name) {
-        URL classes = UnloadableClassesTest.class.getProtectionDomain().getCodeSource().getLocation();
-        return new URLClassLoader(name, new URL[] {classes}, ClassLoader.getPlatformClassLoader());
+    /** Reads {@code msg} with {@code l}'s classes; the object's fields, as "class@loader n s". */
+    private static String read(Scoped in, byte[] msg, ClassLoader l) throws Exception {
+        Object o = in.read(msg, l);
+        Class<?> c = o.getClass();
+        assertSame(l, c.getClassLoader());
+        return c.getName() + "@" + l.getName() + " " + c.getField("n").getInt(o) + " " + c.getField("s").get(o);
     }
 
     /** An Item of {@code l}'s class. */
@@ -95,7 +66,7 @@ class UnloadableClassesTest {
     private static WeakReference<?>[] oneGeneration(RemoraObjectOutput out, Scoped in, int g) throws Exception {
         URLClassLoader w = isolated("w" + g);
         URLClassLoader r = isolated("r" + g);
-        assertEquals(Item.class.getName() + "@r" + g + " " + g + " s" + g, in.read(send(out, item(w, g)), r));
+        assertEquals(Item.class.getName() + "@r" + g + " " + g + " s" + g, read(in, send(out, item(w, g)), r));
         return new WeakReference<?>[] {new WeakReference<>(w), new WeakReference<>(r)};
     }
 
@@ -128,11 +99,11 @@ class UnloadableClassesTest {
         URLClassLoader w = isolated("w");
         URLClassLoader r = isolated("r");
         String expected = Item.class.getName() + "@r 5 s5";
-        assertEquals(expected, in.read(send(out, item(w, 5)), r));
-        assertEquals(expected, in.read(send(out, item(w, 5)), r));
+        assertEquals(expected, read(in, send(out, item(w, 5)), r));
+        assertEquals(expected, read(in, send(out, item(w, 5)), r));
         assertEquals(1, in.resolved, "resolved once while kept");
         rt.dropResolutions();
-        assertEquals(expected, in.read(send(out, item(w, 5)), r), "read by id alone, resolved again");
+        assertEquals(expected, read(in, send(out, item(w, 5)), r), "read by id alone, resolved again");
         assertEquals(2, in.resolved);
         // the JDK's classes are kept strongly, as before: resolved once
         int before = in.resolved;
@@ -159,7 +130,7 @@ class UnloadableClassesTest {
         assertEquals(0, wt.held());
         Scoped in = new Scoped(new ReadTypeTable());
         URLClassLoader r = isolated("r");
-        assertEquals(Item.class.getName() + "@r 2 s2", in.read(send(out, item(w, 2)), r));
+        assertEquals(Item.class.getName() + "@r 2 s2", read(in, send(out, item(w, 2)), r));
         assertEquals(1, wt.size());
     }
 }
