@@ -34,7 +34,7 @@ public final class ReadTypeTable {
                 t = byId[id].unresolved(); // collected: resolved again on first use
                 keepSoftly(id, t);
             }
-        } else if (t.local == null && t.notFound == null && !t.unsettled) { // resolved by this read, perhaps
+        } else if (t.local == null && !t.unsettled) { // resolved by this read, perhaps
             t.unsettled = true; // once per read, however many of its objects are of the type
             if (nUnsettled == unsettled.length) {
                 if (nUnsettled >= 1024) {

@@ -26,7 +26,6 @@ final class RemoteType {
     int[] recordMap;
     Class<?>[] proxyInterfaces;
     ClassLoader proxyLoader;
-    ClassNotFoundException notFound;
     /** PLAIN: the local class each of the sender's slots resolved to (null: none), as {@link #slots}. */
     Class<?>[] slotClasses;
     /** The descriptors the JDK's reader would read for this type, as its filter sees them; made on first use. */
