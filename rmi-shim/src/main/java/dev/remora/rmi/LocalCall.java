@@ -162,6 +162,8 @@ final class LocalCall {
         } finally {
             Reference.reachabilityFence(s.pins); // the result's exported objects until the caller's stubs exist
             s.pins = null;
+            buf.relax(); // this thread keeps no large value's buffers between calls
+            s.reply.relax();
         }
     }
 }

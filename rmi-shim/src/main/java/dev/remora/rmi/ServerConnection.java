@@ -716,6 +716,9 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
         if (entry != null && entry.async != null && !c.oneway && !told.contains(entry) && told.add(entry)) {
             c.declares = entry.async;
         }
+        if (f == inbox) {
+            inbox.relax(); // read: a connection keeps no large argument's buffer between calls (FrameBuffer.KEEP)
+        }
     }
 
     /**
@@ -793,6 +796,8 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
         } catch (IOException e) {
             pinned.acknowledged(c.callId); // never sent: nothing to wait for
             link.close(); // the reader sees it and ends the connection
+        } finally {
+            out.relax(); // sent: a thread keeps no large result's buffer between calls (FrameBuffer.KEEP)
         }
     }
 

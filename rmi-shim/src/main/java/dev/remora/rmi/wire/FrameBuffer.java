@@ -26,8 +26,20 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     private int tailLength;
     private final Reader reader = new Reader();
 
+    /**
+     * Bytes a buffer keeps strongly between messages. A buffer grown past this for a large message is kept only
+     * weakly once that message is done ({@link #relax}): reused by the next large message until the collector next
+     * reclaims the old generation, never the reason a JVM runs out of memory or keeps a large heap. JRMP keeps no
+     * buffer of a call's size once it is over.
+     */
+    public static final int KEEP = 256 * 1024;
+    private final int initial;
+    /** The array a {@link #relax} let go of, for the next large message; null: none. */
+    private java.lang.ref.WeakReference<byte[]> large;
+
     public FrameBuffer(int capacity) {
-        buf = new byte[Math.max(64, capacity)];
+        initial = Math.max(64, capacity);
+        buf = new byte[initial];
     }
 
     public byte[] array() {
@@ -149,11 +161,37 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     public byte[] prepareReceive(int n) {
         dropTail();
         if (buf.length < n) {
-            buf = new byte[Math.max(n, buf.length * 2)];
+            byte[] b = kept(n);
+            buf = b != null ? b : new byte[Math.max(n, buf.length * 2)];
         }
         limit = n;
         pos = 0;
         return buf;
+    }
+
+    /**
+     * The message in this buffer is done with (sent, or read): a buffer grown past {@link #KEEP} goes back to its
+     * first size and keeps the large array only weakly. Its content is gone.
+     */
+    public void relax() {
+        if (buf.length > KEEP) {
+            dropTail();
+            large = new java.lang.ref.WeakReference<>(buf);
+            buf = new byte[initial];
+            limit = 0;
+            pos = 0;
+        }
+    }
+
+    /** The array {@link #relax} kept, if it is still there and holds {@code need} bytes; taken back. */
+    private byte[] kept(long need) {
+        java.lang.ref.WeakReference<byte[]> l = large;
+        if (l == null) {
+            return null;
+        }
+        large = null;
+        byte[] b = l.get();
+        return b != null && b.length >= need ? b : null;
     }
 
     private void ensure(int more) {
@@ -165,7 +203,10 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
             if (need > MessageTooLargeError.MAX_BYTES) {
                 throw new MessageTooLargeError(need); // a frame is one array
             }
-            byte[] b = new byte[(int) Math.max(need, Math.min(MessageTooLargeError.MAX_BYTES, buf.length * 2L))];
+            byte[] b = kept(need);
+            if (b == null) {
+                b = new byte[(int) Math.max(need, Math.min(MessageTooLargeError.MAX_BYTES, buf.length * 2L))];
+            }
             System.arraycopy(buf, 0, b, 0, limit);
             buf = b;
         }

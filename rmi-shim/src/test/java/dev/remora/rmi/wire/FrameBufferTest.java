@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
@@ -87,5 +88,34 @@ class FrameBufferTest {
     void onlyBuffersThatAllowItTakeATail() {
         FrameBuffer f = new FrameBuffer(16);
         assertThrows(IllegalStateException.class, () -> f.setTail(new ArrayTail(new byte[1], 0, 1)));
+    }
+
+    @Test
+    void aBufferGrownForALargeMessageKeepsItOnlyWeakly() {
+        FrameBuffer f = new FrameBuffer(512);
+        f.relax();
+        assertEquals(512, f.array().length, "a small buffer stays as it is");
+        byte[] big = f.prepareReceive(FrameBuffer.KEEP + 1);
+        big[FrameBuffer.KEEP] = 7;
+        f.relax();
+        assertEquals(512, f.array().length, "back to its first size once the message is read");
+        assertEquals(0, f.length());
+        // the next large message gets an array of its size (the one let go of, unless collected)
+        byte[] again = f.prepareReceive(FrameBuffer.KEEP + 1);
+        assertEquals(FrameBuffer.KEEP + 1, f.length());
+        assertTrue(again.length >= FrameBuffer.KEEP + 1);
+        // a large message written grows the buffer, its bytes intact; relaxed after it is sent
+        FrameBuffer w = new FrameBuffer(64);
+        byte[] data = new byte[FrameBuffer.KEEP * 2];
+        Arrays.fill(data, (byte) 3);
+        w.write(1);
+        w.write(data);
+        assertEquals(1 + data.length, w.length());
+        assertEquals(3, w.array()[data.length]);
+        w.relax();
+        assertEquals(64, w.array().length);
+        w.write(data);
+        assertEquals(data.length, w.length());
+        assertArrayEquals(data, Arrays.copyOf(w.array(), data.length));
     }
 }
