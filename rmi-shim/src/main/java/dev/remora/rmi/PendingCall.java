@@ -62,14 +62,14 @@ final class PendingCall {
     /**
      * The call is over: lets go of what it named (its method, its stub's class loader), which this thread's next call
      * replaces, so that a thread that stops calling keeps no class of a dropped deployment alive, and of its buffers
-     * beyond {@link FrameBuffer#KEEP}, so that a thread that once made a large call does not keep its size.
+     * beyond {@link dev.remora.serializer.KeptBuffer#KEEP}, so that a thread that once made a large call does not keep its size.
      */
     void forget() {
         method = null;
         stubLoader = null;
         contextLoader = null;
         value = null;
-        out.relax(); // nor a large call's buffers (FrameBuffer.KEEP)
+        out.relax(); // nor a large call's buffers (KeptBuffer.KEEP)
         in.relax();
     }
 

@@ -717,7 +717,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
             c.declares = entry.async;
         }
         if (f == inbox) {
-            inbox.relax(); // read: a connection keeps no large argument's buffer between calls (FrameBuffer.KEEP)
+            inbox.relax(); // read: a connection keeps no large argument's buffer between calls (KeptBuffer.KEEP)
         }
     }
 
@@ -797,7 +797,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
             pinned.acknowledged(c.callId); // never sent: nothing to wait for
             link.close(); // the reader sees it and ends the connection
         } finally {
-            out.relax(); // sent: a thread keeps no large result's buffer between calls (FrameBuffer.KEEP)
+            out.relax(); // sent: a thread keeps no large result's buffer between calls (KeptBuffer.KEEP)
         }
     }
 

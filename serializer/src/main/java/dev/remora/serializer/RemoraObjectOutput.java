@@ -52,6 +52,8 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     private ClassInfo lastInfo;
     private int lastId;
     private int lastTable = -1;
+    /** A large message's buffer, kept weakly once it is sent ({@link #release}), for the next large one. */
+    private final KeptBuffer kept = new KeptBuffer();
     private int nextHandle;
     private IdentityHashMap<Object, Object> subs;
     private byte[] typeBuf = new byte[256];
@@ -211,9 +213,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         forgetExternals();
         lastClass = null; // a connection's writer outlives its calls: it must not keep a dropped deployment's class
         lastInfo = null;
-        if (buf.length > KEEP_BYTES) { // nor a large message's buffer, but weakly
-            largeBuf = new java.lang.ref.WeakReference<>(buf);
-            buf = new byte[options.initialBufferSize()];
+        byte[] b = kept.relax(buf, options.initialBufferSize()); // nor a large message's buffer, but weakly
+        if (b != buf) {
+            buf = b;
             pos = 0;
         }
         inCall = false;
@@ -1431,23 +1433,14 @@ public class RemoraObjectOutput extends ObjectOutputStream {
         if (need > MessageTooLargeError.MAX_BYTES) {
             throw new MessageTooLargeError(need);
         }
-        java.lang.ref.WeakReference<byte[]> l = largeBuf;
-        byte[] kept = l == null ? null : l.get();
-        largeBuf = null;
-        if (kept != null && kept.length >= need) {
-            System.arraycopy(buf, 0, kept, 0, pos);
-            buf = kept;
+        byte[] k = kept.take(need);
+        if (k != null) {
+            System.arraycopy(buf, 0, k, 0, pos);
+            buf = k;
             return;
         }
         buf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(MessageTooLargeError.MAX_BYTES, buf.length * 2L)));
     }
-
-    /**
-     * Bytes the writer keeps between messages; a buffer grown past this for a large message is kept only weakly once
-     * the message is sent ({@link #release}), reused by the next large one until the collector takes it.
-     */
-    static final int KEEP_BYTES = 256 * 1024;
-    private java.lang.ref.WeakReference<byte[]> largeBuf;
 
     private void writeVarint(int v) {
         ensure(5);

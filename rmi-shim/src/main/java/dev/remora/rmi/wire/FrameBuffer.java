@@ -1,5 +1,6 @@
 package dev.remora.rmi.wire;
 
+import dev.remora.serializer.KeptBuffer;
 import dev.remora.serializer.MessageTooLargeError;
 
 import java.io.EOFException;
@@ -26,16 +27,9 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     private int tailLength;
     private final Reader reader = new Reader();
 
-    /**
-     * Bytes a buffer keeps strongly between messages. A buffer grown past this for a large message is kept only
-     * weakly once that message is done ({@link #relax}): reused by the next large message until the collector next
-     * reclaims the old generation, never the reason a JVM runs out of memory or keeps a large heap. JRMP keeps no
-     * buffer of a call's size once it is over.
-     */
-    public static final int KEEP = 256 * 1024;
     private final int initial;
-    /** The array a {@link #relax} let go of, for the next large message; null: none. */
-    private java.lang.ref.WeakReference<byte[]> large;
+    /** The large array of an earlier message, for the next large one ({@link #relax}). */
+    private final KeptBuffer kept = new KeptBuffer();
 
     public FrameBuffer(int capacity) {
         initial = Math.max(64, capacity);
@@ -161,7 +155,7 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     public byte[] prepareReceive(int n) {
         dropTail();
         if (buf.length < n) {
-            byte[] b = kept(n);
+            byte[] b = kept.take(n);
             buf = b != null ? b : new byte[Math.max(n, buf.length * 2)];
         }
         limit = n;
@@ -170,28 +164,17 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     }
 
     /**
-     * The message in this buffer is done with (sent, or read): a buffer grown past {@link #KEEP} goes back to its
-     * first size and keeps the large array only weakly. Its content is gone.
+     * The message in this buffer is done with (sent, or read): a buffer grown past {@link KeptBuffer#KEEP} goes back
+     * to its first size and keeps the large array only weakly, for the next large message. Its content is gone.
      */
     public void relax() {
-        if (buf.length > KEEP) {
+        byte[] b = kept.relax(buf, initial);
+        if (b != buf) {
             dropTail();
-            large = new java.lang.ref.WeakReference<>(buf);
-            buf = new byte[initial];
+            buf = b;
             limit = 0;
             pos = 0;
         }
-    }
-
-    /** The array {@link #relax} kept, if it is still there and holds {@code need} bytes; taken back. */
-    private byte[] kept(long need) {
-        java.lang.ref.WeakReference<byte[]> l = large;
-        if (l == null) {
-            return null;
-        }
-        large = null;
-        byte[] b = l.get();
-        return b != null && b.length >= need ? b : null;
     }
 
     private void ensure(int more) {
@@ -203,7 +186,7 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
             if (need > MessageTooLargeError.MAX_BYTES) {
                 throw new MessageTooLargeError(need); // a frame is one array
             }
-            byte[] b = kept(need);
+            byte[] b = kept.take(need);
             if (b == null) {
                 b = new byte[(int) Math.max(need, Math.min(MessageTooLargeError.MAX_BYTES, buf.length * 2L))];
             }

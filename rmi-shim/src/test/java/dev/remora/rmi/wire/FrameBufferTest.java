@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.remora.serializer.KeptBuffer;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 
@@ -95,18 +96,18 @@ class FrameBufferTest {
         FrameBuffer f = new FrameBuffer(512);
         f.relax();
         assertEquals(512, f.array().length, "a small buffer stays as it is");
-        byte[] big = f.prepareReceive(FrameBuffer.KEEP + 1);
-        big[FrameBuffer.KEEP] = 7;
+        byte[] big = f.prepareReceive(KeptBuffer.KEEP + 1);
+        big[KeptBuffer.KEEP] = 7;
         f.relax();
         assertEquals(512, f.array().length, "back to its first size once the message is read");
         assertEquals(0, f.length());
         // the next large message gets an array of its size (the one let go of, unless collected)
-        byte[] again = f.prepareReceive(FrameBuffer.KEEP + 1);
-        assertEquals(FrameBuffer.KEEP + 1, f.length());
-        assertTrue(again.length >= FrameBuffer.KEEP + 1);
+        byte[] again = f.prepareReceive(KeptBuffer.KEEP + 1);
+        assertEquals(KeptBuffer.KEEP + 1, f.length());
+        assertTrue(again.length >= KeptBuffer.KEEP + 1);
         // a large message written grows the buffer, its bytes intact; relaxed after it is sent
         FrameBuffer w = new FrameBuffer(64);
-        byte[] data = new byte[FrameBuffer.KEEP * 2];
+        byte[] data = new byte[KeptBuffer.KEEP * 2];
         Arrays.fill(data, (byte) 3);
         w.write(1);
         w.write(data);
