@@ -97,7 +97,7 @@ public final class ReadTypeTable {
     /** Clears every soft reference to a resolution, as the collector may when memory runs short (tests). */
     void dropResolutions() {
         if (resolved != null) {
-            for (java.lang.ref.Reference<RemoteType> r : resolved) {
+            for (SoftReference<RemoteType> r : resolved) {
                 if (r != null) {
                     r.clear();
                 }

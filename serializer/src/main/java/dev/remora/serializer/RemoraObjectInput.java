@@ -1645,8 +1645,9 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
         t.cl = cl;
         t.local = li;
-        t.unloadable = ClassResolver.unloadable(cl.getClassLoader());
-        if (scoped && !t.loaderBound && ClassResolver.userDefined(cl.getClassLoader())) {
+        ClassLoader loader = cl.getClassLoader();
+        t.unloadable = ClassResolver.unloadable(loader);
+        if (scoped && !t.loaderBound && ClassResolver.userDefined(loader)) {
             t.loaderBound = true; // another loader may have its own class of the name
             t.boundDefault = scopeDefault;
             t.boundContext = scopeContext;

@@ -132,15 +132,15 @@ final class RemoteType {
         this.interfaces = ifs;
     }
 
-    /**
-     * This descriptor as resolved with {@code dflt} and {@code context}: itself or a copy made for them earlier, or a
-     * new copy, unresolved, that its first use resolves with them.
-     */
     /** This descriptor, not resolved yet. */
     RemoteType unresolved() {
         return new RemoteType(kind, name, slots, record, svuid, interfaces);
     }
 
+    /**
+     * This descriptor as resolved with {@code dflt} and {@code context}: itself or a copy made for them earlier, or a
+     * new copy, unresolved, that its first use resolves with them.
+     */
     RemoteType withLoaders(ClassLoader dflt, ClassLoader context) {
         for (RemoteType x = sibling; x != null; x = x.sibling) {
             if (x.boundDefault == dflt && x.boundContext == context) {
