@@ -1398,6 +1398,10 @@ int rf_closing(rf_ep *ep) {
     return ep->closing;
 }
 
+size_t rf_held_bytes(rf_ep *ep) {
+    return ep->large_cap + ep->staging_cap + (ep->ring != NULL ? ep->ring_cap : 0);
+}
+
 int rf_shared_on(rf_ep *ep) {
     return ep->sh_tx_on + 2 * (ep->sh_rx != NULL);
 }

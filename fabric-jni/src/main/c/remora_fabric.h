@@ -146,6 +146,11 @@ void *rf_buffer(rf_ep *ep, int slot, size_t *capacity);
 /* The spin budget (ns) the next wait for a message starts with (see rf_wait_policy): for diagnostics and tests. */
 int64_t rf_spin_budget_rx(rf_ep *ep);
 
+/* Bytes of native memory the endpoint holds for messages beyond its fixed receive slots: the large-message buffer,
+ * the staging buffer and the send ring (not the shared rings, which are files in /dev/shm). For diagnostics and
+ * tests; any thread (a racy read of sizes). */
+size_t rf_held_bytes(rf_ep *ep);
+
 /* Sends from the ring still in flight behind their callers (see rf_send); for tests. */
 int rf_sends_behind(rf_ep *ep);
 

@@ -11,7 +11,7 @@
 
 #include "remora_fabric.h"
 
-#define RF_JNI_ABI_VERSION 5
+#define RF_JNI_ABI_VERSION 6
 #define RF_JNI_CLASS "dev/remora/fabric/FabricNative"
 
 static jclass rf_jni_io_exception;
@@ -365,7 +365,14 @@ static jint rf_jni_shared_on(JNIEnv *env, jclass cls, jlong handle) {
     return rf_shared_on(rf_jni_ep(handle));
 }
 
+static jlong rf_jni_held_bytes(JNIEnv *env, jclass cls, jlong handle) {
+    (void) env;
+    (void) cls;
+    return (jlong) rf_held_bytes(rf_jni_ep(handle));
+}
+
 static const JNINativeMethod rf_jni_methods[] = {
+    {"heldBytes", "(J)J", (void *) rf_jni_held_bytes},
     {"sharedCreate", "(JJ)Ljava/lang/String;", (void *) rf_jni_shared_create},
     {"sharedAttach", "(JLjava/lang/String;)V", (void *) rf_jni_shared_attach},
     {"sharedEnable", "(JZ)V", (void *) rf_jni_shared_enable},

@@ -253,6 +253,20 @@ public final class FabricEndpoint implements Closeable {
         }
     }
 
+    /**
+     * Native memory this endpoint holds for messages beyond its two posted receive slots: the buffer a message above
+     * {@link #EAGER_SIZE} was received into and the staging buffer one was sent from (each kept at the largest such
+     * message so far, for the endpoint's life), and the send ring; not the shared rings. 0 once closed.
+     */
+    public long heldBytes() {
+        sendLock.lock();
+        try {
+            return closed.get() || freed ? 0 : FabricNative.heldBytes(handle);
+        } finally {
+            sendLock.unlock();
+        }
+    }
+
     /** Forgets a peer; messages from it arrive with source -1 afterwards. */
     public void removePeer(long peer) throws IOException {
         sendLock.lock();

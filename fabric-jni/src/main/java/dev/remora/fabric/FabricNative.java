@@ -12,7 +12,7 @@ import java.nio.ByteBuffer;
  */
 final class FabricNative {
     /** Must match RF_JNI_ABI_VERSION in remora_fabric_jni.c: a stale .so on java.library.path is refused. */
-    static final int ABI_VERSION = 5;
+    static final int ABI_VERSION = 6;
 
     private FabricNative() {}
 
@@ -80,4 +80,6 @@ final class FabricNative {
     static native void sharedEnable(long ep, boolean enable);
 
     static native int sharedOn(long ep);
+
+    static native long heldBytes(long ep);
 }

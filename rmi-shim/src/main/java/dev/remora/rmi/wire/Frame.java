@@ -58,13 +58,14 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
+     * 7: over fabric, a frame longer than {@code FabricLink.CHUNK} goes as several messages.
      * 6: lane LANE_ANY (future calls run concurrently); a fabric message may carry several frames.
      * 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES; a serialized lambda's capturing class and strings
      * are values (with handles), in the JDK's field order.
      * 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
-    public static final short VERSION = 6;
+    public static final short VERSION = 7;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;

@@ -65,6 +65,11 @@ public final class FabricLink implements Link {
     static final int PROMISE = 'P';
     /** "A frame follows": sent before the first frame after a {@link #SLEEP}. */
     static final int RING = 'R';
+    /**
+     * The longest message a frame is sent in ({@link #sendChunked}): what the endpoint sends as one segment, through
+     * its send ring (or the peer-mapped ring over shm) and the peer's posted receive slots.
+     */
+    static final int CHUNK = FabricEndpoint.EAGER_SIZE;
 
     private final Socket socket;
     private final FabricEndpoint endpoint;
@@ -201,6 +206,11 @@ public final class FabricLink implements Link {
         return sleepRequests;
     }
 
+    /** Native memory the endpoint holds for messages ({@link FabricEndpoint#heldBytes()}): tests. */
+    long heldBytes() {
+        return endpoint.heldBytes();
+    }
+
     /** Whether both directions go through shared rings (shm; see FabricEndpoint#createSharedRing). */
     public boolean sharedRings() {
         return endpoint.sendsThroughSharedRing() && endpoint.readsPeersSharedRing();
@@ -237,7 +247,9 @@ public final class FabricLink implements Link {
             if (SendFaults.due(frame)) {
                 throw SendFaults.fault();
             }
-            if (frame.tailLength() > 0) {
+            if (frame.frameLength() > CHUNK) {
+                sendChunked(frame);
+            } else if (frame.tailLength() > 0) {
                 sendWithTail(frame);
             } else {
                 endpoint.send(peerHandle, null, frame.array(), 0, frame.length());
@@ -271,6 +283,69 @@ public final class FabricLink implements Link {
             lengths[i] = t.pieceLength(i - 1);
         }
         endpoint.sendGather(peerHandle, arrays, offsets, lengths, n);
+    }
+
+    /**
+     * A frame longer than {@link #CHUNK} as messages of at most that many bytes, cut at the pieces' element
+     * boundaries (each but the last at least {@code CHUNK - 7} bytes): the head and the tail's pieces, each copied
+     * once into the endpoint's send ring (over shm, the ring the peer maps). The receiver, seeing a frame longer than
+     * its first message, copies the messages that follow into the frame ({@link #receiveRest}). Sent as one message,
+     * a 512 MB frame needed native buffers of its size on both sides (the sender's staging, the receiver's), fresh
+     * memory the kernel clears page by page and the endpoint kept for good. Only single frames come here: runs of
+     * frames stay under 64 KB ({@code OnewayBatcher.BYTES} twice).
+     */
+    private void sendChunked(FrameBuffer frame) throws IOException {
+        FrameBuffer.Tail t = frame.tail();
+        int pieces = (t == null ? 0 : t.pieces()) + 1;
+        Object[] arrays = new Object[pieces];
+        int[] offsets = new int[pieces];
+        int[] lengths = new int[pieces];
+        arrays[0] = frame.array();
+        lengths[0] = frame.length();
+        for (int i = 1; i < pieces; i++) {
+            arrays[i] = t.piece(i - 1);
+            offsets[i] = t.pieceOffset(i - 1);
+            lengths[i] = t.pieceLength(i - 1);
+        }
+        Object[] a = new Object[pieces];
+        int[] o = new int[pieces];
+        int[] l = new int[pieces];
+        int i = 0; // the piece the next message starts in
+        int at = 0; // ... and where in it
+        while (i < pieces) {
+            int room = CHUNK;
+            int k = 0;
+            while (i < pieces) {
+                int left = offsets[i] + lengths[i] - at;
+                int take = Math.min(left, room - room % elementSize(arrays[i]));
+                if (take > 0) {
+                    a[k] = arrays[i];
+                    o[k] = at;
+                    l[k] = take;
+                    k++;
+                    room -= take;
+                    at += take;
+                }
+                if (take < left) {
+                    break; // this message is full: the next starts here
+                }
+                if (++i < pieces) {
+                    at = offsets[i];
+                }
+            }
+            endpoint.sendGather(peerHandle, a, o, l, k);
+        }
+    }
+
+    private static int elementSize(Object array) {
+        if (array instanceof byte[] || array instanceof boolean[]) {
+            return 1;
+        } else if (array instanceof long[] || array instanceof double[]) {
+            return 8;
+        } else if (array instanceof short[] || array instanceof char[]) {
+            return 2;
+        }
+        return 4; // int[], float[]
     }
 
     /** A message may hold several whole frames back to back; the receiver hands them out one by one. */
@@ -354,13 +429,18 @@ public final class FabricLink implements Link {
         byte kind;
         boolean wellFormed;
         FrameBuffer dst = null;
+        boolean chunked;
         try {
             ByteBuffer m = endpoint.received();
             length = n >= Frame.HEADER ? m.getInt(0) : -1;
             kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
-            wellFormed = length >= Frame.HEADER && length <= n && length <= maxFrame && kind >= Frame.CALL
-                    && kind <= Frame.LAST_KIND;
-            if (wellFormed) {
+            chunked = length > n && n >= CHUNK - 7; // sendChunked's first message: the rest follows
+            wellFormed = length >= Frame.HEADER && (length <= n || chunked) && length <= maxFrame
+                    && kind >= Frame.CALL && kind <= Frame.LAST_KIND;
+            if (wellFormed && chunked) {
+                dst = sink.bufferFor(kind, m.getInt(Frame.OFF_CALL_ID), length);
+                m.get(0, dst.prepareReceive(length), 0, n);
+            } else if (wellFormed) {
                 if (length < n) { // a run of frames: the rest waits here (the next receive reuses the slot)
                     int rest = n - length;
                     if (run.length < rest) {
@@ -383,7 +463,53 @@ public final class FabricLink implements Link {
                     + n + " bytes, header length " + length + ", kind " + kind + " (largest frame accepted: "
                     + maxFrame + " bytes); connection closed");
         }
+        if (chunked) {
+            receiveRest(dst.array(), n, length, timeoutMillis);
+        }
         return dst;
+    }
+
+    /**
+     * The messages that follow a chunked frame's first ({@link #sendChunked}), copied into {@code d} from {@code at}
+     * up to {@code length}. The peer sends them back to back: each wait is as long as the call's, and one that
+     * outlasts it, or a message that does not fit, leaves the link out of step: it is closed.
+     */
+    private void receiveRest(byte[] d, int at, int length, int timeoutMillis) throws IOException {
+        long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (at < length) {
+            int n;
+            try {
+                n = endpoint.receive(timeout);
+            } catch (ClosedChannelException e) {
+                throw closed(e);
+            } catch (IOException e) {
+                close();
+                throw e;
+            }
+            if (n == FabricEndpoint.TIMEOUT) {
+                close();
+                throw new SocketTimeoutException("the rest of a frame of " + length + " bytes from " + peer
+                        + " did not come within " + timeoutMillis + " ms (" + at + " bytes came); connection closed");
+            }
+            if (!endpoint.holdReceived()) {
+                throw closed(new AsynchronousCloseException());
+            }
+            boolean fits = n > 0 && n <= length - at;
+            try {
+                if (fits) {
+                    endpoint.received().get(0, d, at, n);
+                }
+            } finally {
+                endpoint.releaseReceived();
+            }
+            if (!fits) {
+                close();
+                throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: a message of "
+                        + n + " bytes where " + (length - at) + " bytes of a frame of " + length
+                        + " were due; connection closed");
+            }
+            at += n;
+        }
     }
 
     @Override

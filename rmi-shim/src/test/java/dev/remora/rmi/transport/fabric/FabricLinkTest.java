@@ -167,6 +167,18 @@ class FabricLinkTest {
             id++;
         }
         assertTrue(notes.isEmpty(), notes.toString());
+        assertHoldsNoMessageSizedBuffers();
+    }
+
+    /**
+     * Frames of any size leave no native buffer of their size behind: sent whole, a 100 MB frame kept a staging buffer
+     * and a receive buffer of 100 MB each for the endpoint's life.
+     */
+    private void assertHoldsNoMessageSizedBuffers() {
+        for (Link l : new Link[] {client, server}) {
+            long held = ((FabricLink) l).heldBytes();
+            assertTrue(held <= 8 << 20, "native buffers held: " + held + " bytes");
+        }
     }
 
     /** A frame whose payload is a tail (head and tail gathered into one message), eager and segmented sizes. */
@@ -506,6 +518,102 @@ class FabricLinkTest {
         cutSent.get(5, TimeUnit.SECONDS);
         assertTrue(e.getMessage().contains("run of frames"), e.getMessage());
         assertFalse(server.isOpen());
+    }
+
+    /**
+     * A frame longer than a chunk goes as several messages, cut inside the application's arrays at their elements'
+     * boundaries (an odd head puts every cut in the middle of a long): over shared rings and over libfabric's copy.
+     */
+    @Test
+    void framesLongerThanAChunkArriveWholeInSeveralMessages() throws Exception {
+        for (boolean shared : new boolean[] {true, false}) {
+            if (!shared) {
+                closeLinks();
+                pair();
+            }
+            FabricTechnology t = new FabricTechnology(new FabricTechnology.Settings(true, true, "auto", null,
+                    1_000_000, MAX, 5000, listener).withSharedRings(shared), new SocketTechnology(MAX, 0));
+            open(t);
+            assertEquals(shared, ((FabricLink) client).sharedRings());
+            FastChannel writer = new FastChannel(TypeCacheMode.CONNECTION);
+            FastChannel reader = new FastChannel(TypeCacheMode.CONNECTION);
+            long[] longs = new long[400_001];
+            double[] doubles = new double[70_000];
+            for (int i = 0; i < longs.length; i++) {
+                longs[i] = i * 0x9E3779B97F4A7C15L;
+            }
+            for (int i = 0; i < doubles.length; i++) {
+                doubles[i] = i / 7.0;
+            }
+            Object[] value = {"odd", longs, "between", doubles, new byte[FabricLink.CHUNK + 3], "end"};
+            for (int id = 1; id <= 3; id++) {
+                writer.lockWrite();
+                FrameBuffer f;
+                try {
+                    f = dev.remora.rmi.fast.TailFixtures.frame(writer, id, value);
+                    assertTrue(f.frameLength() > 4 * FabricLink.CHUNK, "frame " + f.frameLength());
+                    FrameBuffer sent = f;
+                    Future<?> s = pool.submit(() -> {
+                        client.send(sent);
+                        return null;
+                    });
+                    FrameBuffer got = server.receive((k, i, len) -> new FrameBuffer(16), 20_000);
+                    s.get(20, TimeUnit.SECONDS);
+                    assertEquals(f.frameLength(), got.length());
+                    assertEquals(id, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
+                    got.position(Frame.HEADER);
+                    dev.remora.rmi.fast.RmiFastInput in = reader.beginRead(got, false, null, null);
+                    Object[] back;
+                    try {
+                        back = (Object[]) in.readObject();
+                    } finally {
+                        reader.endRead(in);
+                    }
+                    assertEquals("odd", back[0]);
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(longs, (long[]) back[1]);
+                    assertEquals("between", back[2]);
+                    org.junit.jupiter.api.Assertions.assertArrayEquals(doubles, (double[]) back[3]);
+                    assertEquals(FabricLink.CHUNK + 3, ((byte[]) back[4]).length);
+                    assertEquals("end", back[5]);
+                } finally {
+                    writer.unlockWrite();
+                }
+            }
+            assertHoldsNoMessageSizedBuffers();
+        }
+        assertTrue(notes.isEmpty(), notes.toString());
+    }
+
+    /** A chunked frame's continuation that does not fit, or that never comes, closes the link with a clear error. */
+    @Test
+    void aChunkedFrameWhoseRestIsWrongOrMissingClosesTheLink() throws Exception {
+        for (boolean missing : new boolean[] {false, true}) {
+            if (missing) {
+                closeLinks();
+                pair();
+            }
+            open("auto");
+            FrameBuffer first = frame(Frame.CALL, 1, FabricLink.CHUNK - Frame.HEADER);
+            first.putInt(0, FabricLink.CHUNK + 10); // the frame claims 10 bytes more than its first message
+            Future<?> sent = pool.submit(() -> {
+                client.send(first);
+                if (!missing) {
+                    client.send(frame(Frame.CALL, 2, 8)); // 20 bytes where 10 are due
+                }
+                return null;
+            });
+            IOException e = assertThrows(IOException.class,
+                    () -> server.receive((k, id, len) -> new FrameBuffer(16), 1000));
+            sent.get(5, TimeUnit.SECONDS);
+            if (missing) {
+                assertInstanceOf(SocketTimeoutException.class, e);
+                assertTrue(e.getMessage().contains("the rest of a frame of " + (FabricLink.CHUNK + 10)), e.getMessage());
+            } else {
+                assertInstanceOf(MalformedFrameException.class, e);
+                assertTrue(e.getMessage().contains("20 bytes where 10 bytes"), e.getMessage());
+            }
+            assertFalse(server.isOpen());
+        }
     }
 
     @Test
