@@ -162,6 +162,13 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
     }
 
+    /** Arrays received apart from the current message (provideArrays), the next one to take. */
+    private Object[] provided;
+    private int[] providedAt;
+    private int providedCount;
+    private int providedNext;
+    private long apartLeft; // their bytes not read yet: the message's rest, as the array guard bounds lengths by it
+
     public ReadTypeTable typeTable() {
         return types;
     }
@@ -173,6 +180,9 @@ public class RemoraObjectInput extends ObjectInputStream {
             spares.begin();
         }
         clearHandles();
+        providedCount = 0;
+        providedNext = 0;
+        apartLeft = 0;
         buf = b;
         pos = off;
         limit = end = off + len;
@@ -205,9 +215,32 @@ public class RemoraObjectInput extends ObjectInputStream {
         bb.position(bb.limit());
     }
 
+    /**
+     * Primitive arrays of the current message that the transport received apart from its bytes: the message lacks
+     * their elements, and {@code arrays[k]} is read where its elements would start, at {@code at[k]} in the array
+     * given to {@link #beginCall(byte[], int, int)} (ascending). Its type and length must be what the message says
+     * there. For the current call only; a writer's {@link RemoraObjectOutput#pieceElement} says which of its pieces
+     * a sender can send so.
+     */
+    public void provideArrays(Object[] arrays, int[] at, int count) {
+        provided = arrays;
+        providedAt = at;
+        providedCount = count;
+        providedNext = 0;
+        apartLeft = 0;
+        for (int k = 0; k < count; k++) {
+            apartLeft += (long) Array.getLength(arrays[k]) * Math.max(1, Bytes.size(Bytes.code(arrays[k])));
+        }
+    }
+
     /** Ends the call: forgets its objects and the caller's array. */
     public void endCall() {
         clearHandles();
+        provided = null;
+        providedAt = null;
+        providedCount = 0;
+        providedNext = 0;
+        apartLeft = 0;
         buf = own;
         pos = limit = end = 0;
         curObj = null;
@@ -490,6 +523,21 @@ public class RemoraObjectInput extends ObjectInputStream {
         filterCheck(t.cl, len);
         char cc = t.local.componentCode;
         int size = Bytes.size(cc) == 0 ? 1 : Bytes.size(cc);
+        if (providedNext < providedCount && providedAt[providedNext] == pos) { // its elements came apart
+            Object a = provided[providedNext];
+            if (Bytes.code(a) != cc || Array.getLength(a) != len) {
+                throw new StreamCorruptedException("the array received apart at " + (pos - callStart) + " is a "
+                        + a.getClass().getSimpleName() + " of " + Array.getLength(a) + " elements, the message has "
+                        + t.name + " of " + len);
+            }
+            provided[providedNext++] = null;
+            long bytes = (long) len * size;
+            apartLeft -= bytes;
+            bytesBase += bytes; // the stream's bytes, as a filter counts them, include its elements
+            int h = reserve(unshared);
+            set(h, a, unshared);
+            return checkResolve(a, h, unshared);
+        }
         if ((long) len * size > limit - pos) {
             throw new StreamCorruptedException("array of " + len + " elements of " + t.name + " needs at least "
                     + (long) len * size + " bytes, the message has " + (limit - pos) + " left");
@@ -1990,7 +2038,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 // decide, as with the JDK's stream, whose getObjectInputFilter() is that filter.
                 return next == null ? Status.UNDECIDED : next.checkInput(info);
             }
-            if (info.arrayLength() > 64 + 8L * Math.max(0, end - pos)) {
+            if (info.arrayLength() > 64 + 8L * (Math.max(0, end - pos) + apartLeft)) {
                 return Status.REJECTED;
             }
             if (next == null) {

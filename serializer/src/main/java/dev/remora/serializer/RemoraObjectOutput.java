@@ -76,11 +76,13 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     private Object[] extArray = new Object[2];
     private int[] extAt = new int[2];
     private int[] extLen = new int[2];
+    private char[] extCode = new char[2]; // the array's component code; 0 once copied (beforeUserCode)
     private int extCount;
     private int extBytes;
     private Object[] pieceArray = new Object[1];
     private int[] pieceOffset = new int[1];
     private int[] pieceLength = new int[1];
+    private char[] pieceCode = new char[1];
     private int pieceCount;
 
     // the class whose writeObject is running
@@ -232,7 +234,9 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             extArray = Arrays.copyOf(extArray, n);
             extAt = Arrays.copyOf(extAt, n);
             extLen = Arrays.copyOf(extLen, n);
+            extCode = Arrays.copyOf(extCode, n);
         }
+        extCode[extCount] = Bytes.code(a);
         extArray[extCount] = a;
         extAt[extCount] = pos;
         extLen[extCount] = bytes;
@@ -259,6 +263,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             byte[] copy = new byte[extLen[k]];
             copyPiece(extArray[k], 0, copy, 0, extLen[k]);
             extArray[k] = copy;
+            extCode[k] = 0;
         }
     }
 
@@ -307,6 +312,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             pieceArray = new Object[max];
             pieceOffset = new int[max];
             pieceLength = new int[max];
+            pieceCode = new char[max];
         }
         int n = 0;
         int p = msgOffset;
@@ -316,6 +322,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
                 p = extAt[k];
             }
             n = addPiece(n, extArray[k], 0, extLen[k]);
+            pieceCode[n - 1] = extCode[k];
         }
         int end = msgOffset + msgLength;
         if (end > p || n == 0) {
@@ -325,6 +332,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     }
 
     private int addPiece(int n, Object a, int off, int len) {
+        pieceCode[n] = 0;
         pieceArray[n] = a;
         pieceOffset[n] = off;
         pieceLength[n] = len;
@@ -363,6 +371,16 @@ public class RemoraObjectOutput extends ObjectOutputStream {
     /** Piece i's array: a {@code byte[]}, or an external primitive array whose memory is its bytes (native order). */
     public Object piece(int i) {
         return pieceArray[i];
+    }
+
+    /**
+     * If piece i is one of the message's primitive arrays whole (an external array, not a copy), its component
+     * code ({@code 'I'} for an {@code int[]}, as in a type descriptor); else 0. A receiver that knows where such a
+     * piece lies in the message may read it into an array of that type and hand it to
+     * {@link RemoraObjectInput#provideArrays} instead of copying it into the message.
+     */
+    public char pieceElement(int i) {
+        return pieceCode[i];
     }
 
     /** Where piece i starts in its array, in bytes. */

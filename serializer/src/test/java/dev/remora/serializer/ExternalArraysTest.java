@@ -103,6 +103,91 @@ class ExternalArraysTest {
         assertSame(back[1], back[11]);
     }
 
+    /**
+     * A receiver that read the message's whole arrays apart ({@link RemoraObjectOutput#pieceElement}) and the rest
+     * into the message: the reader takes each array where its elements would start, as it is; one of another type
+     * there is a corrupt stream.
+     */
+    @Test
+    void arraysReceivedApartAreTakenWhereTheirElementsWouldStart() throws Exception {
+        RoundTrip rt = new RoundTrip();
+        rt.out.externalArrays(MIN);
+        for (int call = 0; call < 2; call++) {
+            Object[] objs = mixed();
+            RoundTrip.write(rt.out, objs);
+            java.io.ByteArrayOutputStream compact = new java.io.ByteArrayOutputStream();
+            List<Object> apart = new java.util.ArrayList<>();
+            List<Integer> at = new java.util.ArrayList<>();
+            for (int i = 0; i < rt.out.pieces(); i++) {
+                Object p = rt.out.piece(i);
+                char code = rt.out.pieceElement(i);
+                if (code == 0) {
+                    byte[] b = new byte[rt.out.pieceLength(i)];
+                    RemoraObjectOutput.copyPiece(p, rt.out.pieceOffset(i), b, 0, b.length);
+                    compact.write(b);
+                } else {
+                    assertEquals(Bytes.code(p), code);
+                    apart.add(cloneArray(p));
+                    at.add(compact.size());
+                }
+            }
+            assertEquals(7, apart.size(), "int[], byte[], double[], long[], float[], short[], char[]");
+            byte[] m = compact.toByteArray();
+            rt.in.beginCall(m, 0, m.length);
+            rt.in.provideArrays(apart.toArray(), at.stream().mapToInt(Integer::intValue).toArray(), apart.size());
+            Object[] back = new Object[objs.length];
+            try {
+                for (int i = 0; i < objs.length; i++) {
+                    back[i] = rt.in.readObject();
+                }
+            } finally {
+                rt.in.endCall();
+            }
+            assertSame(apart.get(0), back[1], "the array received apart, not a copy");
+            assertArrayEquals((int[]) objs[1], (int[]) back[1]);
+            assertArrayEquals((byte[]) objs[3], (byte[]) back[3]);
+            assertArrayEquals((double[]) objs[5], (double[]) back[5]);
+            assertArrayEquals((char[]) objs[9], (char[]) back[9]);
+            assertSame(back[1], back[11]);
+            assertEquals("tail", back[12]);
+
+            // a long[] where the message has its int[]: refused
+            RoundTrip.write(rt.out, objs);
+            Object[] wrong = apart.toArray();
+            wrong[0] = new long[((int[]) objs[1]).length];
+            rt.in.beginCall(m, 0, m.length);
+            rt.in.provideArrays(wrong, at.stream().mapToInt(Integer::intValue).toArray(), wrong.length);
+            try {
+                rt.in.readObject();
+                java.io.StreamCorruptedException e = assertThrows(java.io.StreamCorruptedException.class,
+                        rt.in::readObject);
+                assertTrue(e.getMessage().contains("received apart"), e.getMessage());
+            } finally {
+                rt.in.endCall();
+            }
+        }
+    }
+
+    private static Object cloneArray(Object a) {
+        int n = java.lang.reflect.Array.getLength(a);
+        Object c = java.lang.reflect.Array.newInstance(a.getClass().getComponentType(), n);
+        System.arraycopy(a, 0, c, 0, n);
+        return c;
+    }
+
+    /** A copied external array (user code ran after it was written) is no whole array of the message. */
+    @Test
+    void copiedArraysAreNotOfferedApart() throws Exception {
+        RemoraObjectOutput out = writer(MIN);
+        int[] a = new int[1000];
+        RoundTrip.write(out, a, new Scribbler(a));
+        int whole = 0;
+        for (int i = 0; i < out.pieces(); i++) {
+            whole += out.pieceElement(i) != 0 ? 1 : 0;
+        }
+        assertEquals(0, whole);
+    }
+
     /** Its writeObject changes an array that was written before it. */
     static final class Scribbler implements Serializable {
         private static final long serialVersionUID = 1L;

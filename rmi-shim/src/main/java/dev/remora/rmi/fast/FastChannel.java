@@ -176,6 +176,9 @@ public final class FastChannel {
         int at = f.position();
         try {
             i.beginCall(f.array(), at, f.length() - at);
+            if (f.apartCount() > 0) {
+                i.provideArrays(f.apartArrays(), f.apartAt(), f.apartCount());
+            }
         } catch (IOException | RuntimeException e) {
             reading = null;
             i.endCall();
@@ -260,6 +263,11 @@ public final class FastChannel {
         @Override
         public int pieceLength(int i) {
             return out.pieceLength(i);
+        }
+
+        @Override
+        public char pieceElement(int i) {
+            return out.pieceElement(i);
         }
 
         @Override

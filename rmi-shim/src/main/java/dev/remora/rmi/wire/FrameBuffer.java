@@ -26,6 +26,10 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
     private Tail tail;
     private int tailLength;
     private final Reader reader = new Reader();
+    /** A received frame's primitive arrays that came apart from its bytes ({@link #addApart}). */
+    private Object[] apart = new Object[0];
+    private int[] apartAt = new int[0];
+    private int apartCount;
 
     private final int initial;
     /** The large array of an earlier message, for the next large one ({@link #relax}). */
@@ -82,6 +86,14 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
 
         /** Where piece i starts in its array, in bytes. */
         int pieceOffset(int i);
+
+        /**
+         * If piece i is a whole primitive array of the message (one the receiver may read into an array of its own,
+         * {@link FrameBuffer#addApart}), its component code ({@code 'I'} for an {@code int[]}); else 0.
+         */
+        default char pieceElement(int i) {
+            return 0;
+        }
 
         /** Piece i's length in bytes. */
         int pieceLength(int i);
@@ -143,8 +155,44 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
         tailLength = 0;
     }
 
+    /**
+     * A received frame's primitive array that the link read apart from the frame's bytes (a fast message's large
+     * array): the frame lacks its elements, which belong at {@code at} in {@link #array()}; the reader takes it there
+     * ({@code RemoraObjectInput#provideArrays}). In ascending order of {@code at}; dropped with the frame's content.
+     */
+    public void addApart(Object array, int at) {
+        if (apartCount == apart.length) {
+            int n = Math.max(4, 2 * apartCount);
+            apart = java.util.Arrays.copyOf(apart, n);
+            apartAt = java.util.Arrays.copyOf(apartAt, n);
+        }
+        apart[apartCount] = array;
+        apartAt[apartCount++] = at;
+    }
+
+    /** How many arrays came apart ({@link #addApart}); {@link #apartArrays()} and {@link #apartAt()} hold them. */
+    public int apartCount() {
+        return apartCount;
+    }
+
+    public Object[] apartArrays() {
+        return apart;
+    }
+
+    public int[] apartAt() {
+        return apartAt;
+    }
+
+    private void dropApart() {
+        if (apartCount > 0) {
+            java.util.Arrays.fill(apart, 0, apartCount, null);
+            apartCount = 0;
+        }
+    }
+
     /** Empties the buffer for writing. */
     public FrameBuffer clear() {
+        dropApart();
         dropTail();
         limit = 0;
         pos = 0;
@@ -153,6 +201,7 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
 
     /** Makes room for a received frame of {@code n} bytes and sets the length; the caller fills {@link #array()}. */
     public byte[] prepareReceive(int n) {
+        dropApart();
         dropTail();
         if (buf.length < n) {
             byte[] b = kept.take(n);
@@ -168,6 +217,7 @@ public final class FrameBuffer extends OutputStream implements ObjectOutput {
      * to its first size and keeps the large array only weakly, for the next large message. Its content is gone.
      */
     public void relax() {
+        dropApart();
         byte[] b = kept.relax(buf, initial);
         if (b != buf) {
             dropTail();

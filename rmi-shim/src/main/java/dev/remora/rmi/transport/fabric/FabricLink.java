@@ -17,6 +17,7 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,9 @@ public final class FabricLink implements Link {
      * its send ring (or the peer-mapped ring over shm) and the peer's posted receive slots.
      */
     static final int CHUNK = FabricEndpoint.EAGER_SIZE;
+    /** A chunked frame's map ({@link #sendChunked}): its head's bytes, and each array's. */
+    static final int MAP_HEAD = 20;
+    static final int MAP_ENTRY = 12;
 
     private final Socket socket;
     private final FabricEndpoint endpoint;
@@ -286,13 +290,18 @@ public final class FabricLink implements Link {
     }
 
     /**
-     * A frame longer than {@link #CHUNK} as messages of at most that many bytes, cut at the pieces' element
-     * boundaries (each but the last at least {@code CHUNK - 7} bytes): the head and the tail's pieces, each copied
-     * once into the endpoint's send ring (over shm, the ring the peer maps). The receiver, seeing a frame longer than
-     * its first message, copies the messages that follow into the frame ({@link #receiveRest}). Sent as one message,
-     * a 512 MB frame needed native buffers of its size on both sides (the sender's staging, the receiver's), fresh
-     * memory the kernel clears page by page and the endpoint kept for good. Only single frames come here: runs of
-     * frames stay under 64 KB ({@code OnewayBatcher.BYTES} twice).
+     * A frame longer than {@link #CHUNK}: a map, then the frame's bytes as messages of at most {@code CHUNK} bytes, cut
+     * at the pieces' element boundaries, each piece copied once into the endpoint's send ring (over shm, the ring the
+     * peer maps). Sent as one message, a 512 MB frame needed native buffers of its size on both sides (the sender's
+     * staging, the receiver's), fresh memory the kernel clears page by page and the endpoint kept for good.
+     *
+     * <p>The map ({@link #MAP_HEAD} bytes, then {@link #MAP_ENTRY} per array): 0 (no frame is 0 bytes long), the
+     * frame's length, the number of arrays, the arrays' byte order (1: little-endian), the frame's kind, 3 zero
+     * bytes, its call id; per array: where its elements start in the frame, their bytes, its component code. The
+     * arrays are the message's primitive arrays of at least {@code CHUNK} bytes ({@link FrameBuffer.Tail#pieceElement}):
+     * the receiver reads their elements into arrays of their own and the rest into the frame
+     * ({@link FrameBuffer#addApart}), so a large value is received once, not into the frame and then again into its
+     * array. Only single frames come here: runs of frames stay under 64 KB ({@code OnewayBatcher.BYTES} twice).
      */
     private void sendChunked(FrameBuffer frame) throws IOException {
         FrameBuffer.Tail t = frame.tail();
@@ -302,35 +311,56 @@ public final class FabricLink implements Link {
         int[] lengths = new int[pieces];
         arrays[0] = frame.array();
         lengths[0] = frame.length();
+        FrameBuffer map = new FrameBuffer(MAP_HEAD + 4 * MAP_ENTRY);
+        map.writeInt(0);
+        map.writeInt(frame.frameLength());
+        map.writeInt(0); // the count, below
+        map.writeByte(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0);
+        map.writeByte(frame.array()[Frame.OFF_KIND]);
+        map.writeByte(0);
+        map.writeByte(0);
+        map.writeInt(FrameBuffer.getInt(frame.array(), Frame.OFF_CALL_ID));
+        int apart = 0;
+        long at = frame.length();
         for (int i = 1; i < pieces; i++) {
             arrays[i] = t.piece(i - 1);
             offsets[i] = t.pieceOffset(i - 1);
             lengths[i] = t.pieceLength(i - 1);
+            char code = t.pieceElement(i - 1);
+            if (code != 0 && lengths[i] >= CHUNK && offsets[i] == 0) {
+                map.writeInt((int) at);
+                map.writeInt(lengths[i]);
+                map.writeInt(code);
+                apart++;
+            }
+            at += lengths[i];
         }
+        map.putInt(8, apart);
+        endpoint.send(peerHandle, null, map.array(), 0, map.length());
         Object[] a = new Object[pieces];
         int[] o = new int[pieces];
         int[] l = new int[pieces];
         int i = 0; // the piece the next message starts in
-        int at = 0; // ... and where in it
+        int from = 0; // ... and where in it
         while (i < pieces) {
             int room = CHUNK;
             int k = 0;
             while (i < pieces) {
-                int left = offsets[i] + lengths[i] - at;
+                int left = offsets[i] + lengths[i] - from;
                 int take = Math.min(left, room - room % elementSize(arrays[i]));
                 if (take > 0) {
                     a[k] = arrays[i];
-                    o[k] = at;
+                    o[k] = from;
                     l[k] = take;
                     k++;
                     room -= take;
-                    at += take;
+                    from += take;
                 }
                 if (take < left) {
                     break; // this message is full: the next starts here
                 }
                 if (++i < pieces) {
-                    at = offsets[i];
+                    from = offsets[i];
                 }
             }
             endpoint.sendGather(peerHandle, a, o, l, k);
@@ -430,17 +460,19 @@ public final class FabricLink implements Link {
         boolean wellFormed;
         FrameBuffer dst = null;
         boolean chunked;
+        boolean held = true;
         try {
             ByteBuffer m = endpoint.received();
             length = n >= Frame.HEADER ? m.getInt(0) : -1;
             kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
-            chunked = length > n && n >= CHUNK - 7; // sendChunked's first message: the rest follows
-            wellFormed = length >= Frame.HEADER && (length <= n || chunked) && length <= maxFrame
+            chunked = length == 0 && n >= MAP_HEAD; // sendChunked's map: the frame follows
+            wellFormed = chunked || length >= Frame.HEADER && length <= n && length <= maxFrame
                     && kind >= Frame.CALL && kind <= Frame.LAST_KIND;
-            if (wellFormed && chunked) {
-                dst = sink.bufferFor(kind, m.getInt(Frame.OFF_CALL_ID), length);
-                m.get(0, dst.prepareReceive(length), 0, n);
-            } else if (wellFormed) {
+            if (chunked) {
+                held = false; // receiveChunked lets go of the map
+                return receiveChunked(sink, m, n, timeoutMillis);
+            }
+            if (wellFormed) {
                 if (length < n) { // a run of frames: the rest waits here (the next receive reuses the slot)
                     int rest = n - length;
                     if (run.length < rest) {
@@ -455,7 +487,9 @@ public final class FabricLink implements Link {
                 m.get(0, d, 0, length);
             }
         } finally {
-            endpoint.releaseReceived();
+            if (held) {
+                endpoint.releaseReceived();
+            }
         }
         if (!wellFormed) {
             close();
@@ -463,52 +497,180 @@ public final class FabricLink implements Link {
                     + n + " bytes, header length " + length + ", kind " + kind + " (largest frame accepted: "
                     + maxFrame + " bytes); connection closed");
         }
-        if (chunked) {
-            receiveRest(dst.array(), n, length, timeoutMillis);
-        }
         return dst;
     }
 
     /**
-     * The messages that follow a chunked frame's first ({@link #sendChunked}), copied into {@code d} from {@code at}
-     * up to {@code length}. The peer sends them back to back: each wait is as long as the call's, and one that
-     * outlasts it, or a message that does not fit, leaves the link out of step: it is closed.
+     * A frame sent by {@link #sendChunked}, from its map {@code m} ({@code n} bytes, held): its large arrays into
+     * arrays of their own, the rest into the sink's buffer. Each wait for the next message is as long as the call's;
+     * one that outlasts it, or a map or message that does not fit, leaves the link out of step: it is closed.
      */
-    private void receiveRest(byte[] d, int at, int length, int timeoutMillis) throws IOException {
+    private FrameBuffer receiveChunked(Sink sink, ByteBuffer m, int n, int timeoutMillis) throws IOException {
+        int total;
+        int count;
+        ByteOrder order;
+        byte kind;
+        int callId;
+        String bad = null;
+        int[] off;
+        int[] bytes;
+        char[] code;
+        try {
+            total = m.getInt(4);
+            count = m.getInt(8);
+            order = m.get(12) == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
+            kind = m.get(13);
+            callId = m.getInt(16);
+            if (total < Frame.HEADER || total > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND || count < 0
+                    || n != MAP_HEAD + (long) count * MAP_ENTRY) {
+                bad = "a map of " + n + " bytes for a frame of " + total + " bytes, kind " + kind + ", " + count
+                        + " arrays apart";
+            }
+            off = new int[bad == null ? count : 0];
+            bytes = new int[off.length];
+            code = new char[off.length];
+            long end = Frame.HEADER;
+            for (int k = 0; k < off.length && bad == null; k++) {
+                off[k] = m.getInt(MAP_HEAD + k * MAP_ENTRY);
+                bytes[k] = m.getInt(MAP_HEAD + k * MAP_ENTRY + 4);
+                code[k] = (char) m.getInt(MAP_HEAD + k * MAP_ENTRY + 8);
+                int size = elementSize(code[k]);
+                if (off[k] < end || bytes[k] < 0 || (long) off[k] + bytes[k] > total || size == 0
+                        || bytes[k] % size != 0) {
+                    bad = "array " + k + " apart at " + off[k] + ", " + bytes[k] + " bytes, code " + (int) code[k]
+                            + ", in a frame of " + total + " bytes";
+                } else {
+                    end = (long) off[k] + bytes[k];
+                }
+            }
+        } finally {
+            endpoint.releaseReceived();
+        }
+        if (bad != null) {
+            close();
+            throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: " + bad
+                    + " (largest frame accepted: " + maxFrame + " bytes); connection closed");
+        }
+        int compact = total;
+        for (int b : bytes) {
+            compact -= b;
+        }
+        FrameBuffer dst = sink.bufferFor(kind, callId, compact);
+        byte[] d = dst.prepareReceive(compact);
+        Object[] arrays = new Object[count];
+        for (int k = 0, before = 0; k < count; k++) {
+            arrays[k] = newArray(code[k], bytes[k] / elementSize(code[k]));
+            dst.addApart(arrays[k], off[k] - before);
+            before += bytes[k];
+        }
         long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (at < length) {
-            int n;
+        int at = 0; // where in the frame the next byte belongs
+        int k = 0; // the next array apart
+        int before = 0; // bytes of arrays apart before it
+        while (at < total) {
+            int got;
             try {
-                n = endpoint.receive(timeout);
+                got = endpoint.receive(timeout);
             } catch (ClosedChannelException e) {
                 throw closed(e);
             } catch (IOException e) {
                 close();
                 throw e;
             }
-            if (n == FabricEndpoint.TIMEOUT) {
+            if (got == FabricEndpoint.TIMEOUT) {
                 close();
-                throw new SocketTimeoutException("the rest of a frame of " + length + " bytes from " + peer
+                throw new SocketTimeoutException("the rest of a frame of " + total + " bytes from " + peer
                         + " did not come within " + timeoutMillis + " ms (" + at + " bytes came); connection closed");
             }
             if (!endpoint.holdReceived()) {
                 throw closed(new AsynchronousCloseException());
             }
-            boolean fits = n > 0 && n <= length - at;
+            bad = got <= 0 || got > total - at ? got + " bytes where " + (total - at) + " bytes of a frame of "
+                    + total + " were due" : null;
             try {
-                if (fits) {
-                    endpoint.received().get(0, d, at, n);
+                ByteBuffer msg = endpoint.received();
+                for (int p = 0; p < got && bad == null; ) {
+                    int take;
+                    if (k < count && at >= off[k]) { // in array k
+                        int in = at - off[k];
+                        take = Math.min(got - p, bytes[k] - in);
+                        int size = elementSize(code[k]);
+                        if (in % size != 0 || take % size != 0) {
+                            bad = "a message cuts element " + in / size + " of array " + k + " apart";
+                            break;
+                        }
+                        fill(arrays[k], in / size, msg, p, take, order);
+                        if (in + take == bytes[k]) {
+                            before += bytes[k];
+                            k++;
+                        }
+                    } else {
+                        take = Math.min(got - p, (k < count ? off[k] : total) - at);
+                        msg.get(p, d, at - before, take);
+                    }
+                    p += take;
+                    at += take;
                 }
             } finally {
                 endpoint.releaseReceived();
             }
-            if (!fits) {
+            if (bad != null) {
                 close();
-                throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: a message of "
-                        + n + " bytes where " + (length - at) + " bytes of a frame of " + length
-                        + " were due; connection closed");
+                throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: " + bad
+                        + "; connection closed");
             }
-            at += n;
+        }
+        if (FrameBuffer.getInt(d, 0) != total || d[Frame.OFF_KIND] != kind
+                || FrameBuffer.getInt(d, Frame.OFF_CALL_ID) != callId) {
+            close();
+            throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: its header "
+                    + "disagrees with its map (length " + FrameBuffer.getInt(d, 0) + ", kind " + d[Frame.OFF_KIND]
+                    + " against " + total + ", " + kind + "); connection closed");
+        }
+        dst.putInt(0, compact); // the frame as it now lies (its arrays apart)
+        return dst;
+    }
+
+    private static int elementSize(char code) {
+        switch (code) {
+            case 'B': return 1;
+            case 'C': case 'S': return 2;
+            case 'I': case 'F': return 4;
+            case 'J': case 'D': return 8;
+            default: return 0;
+        }
+    }
+
+    private static Object newArray(char code, int length) {
+        switch (code) {
+            case 'B': return new byte[length];
+            case 'C': return new char[length];
+            case 'S': return new short[length];
+            case 'I': return new int[length];
+            case 'F': return new float[length];
+            case 'J': return new long[length];
+            default: return new double[length];
+        }
+    }
+
+    /** Copies {@code bytes} bytes of src from {@code at} into array a from element {@code index}. */
+    private static void fill(Object a, int index, ByteBuffer src, int at, int bytes, ByteOrder order) {
+        ByteBuffer b = src.duplicate().order(order);
+        b.limit(at + bytes).position(at);
+        if (a instanceof byte[]) {
+            b.get((byte[]) a, index, bytes);
+        } else if (a instanceof int[]) {
+            b.asIntBuffer().get((int[]) a, index, bytes / 4);
+        } else if (a instanceof long[]) {
+            b.asLongBuffer().get((long[]) a, index, bytes / 8);
+        } else if (a instanceof double[]) {
+            b.asDoubleBuffer().get((double[]) a, index, bytes / 8);
+        } else if (a instanceof float[]) {
+            b.asFloatBuffer().get((float[]) a, index, bytes / 4);
+        } else if (a instanceof short[]) {
+            b.asShortBuffer().get((short[]) a, index, bytes / 2);
+        } else {
+            b.asCharBuffer().get((char[]) a, index, bytes / 2);
         }
     }
 

@@ -559,7 +559,11 @@ class FabricLinkTest {
                     });
                     FrameBuffer got = server.receive((k, i, len) -> new FrameBuffer(16), 20_000);
                     s.get(20, TimeUnit.SECONDS);
-                    assertEquals(f.frameLength(), got.length());
+                    // the three arrays of CHUNK bytes or more came apart from the frame, into arrays of their own
+                    assertEquals(3, got.apartCount());
+                    assertEquals(f.frameLength() - 8 * longs.length - 8 * doubles.length - (FabricLink.CHUNK + 3),
+                            got.length());
+                    assertEquals(got.length(), FrameBuffer.getInt(got.array(), 0));
                     assertEquals(id, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
                     got.position(Frame.HEADER);
                     dev.remora.rmi.fast.RmiFastInput in = reader.beginRead(got, false, null, null);
@@ -571,6 +575,8 @@ class FabricLinkTest {
                     }
                     assertEquals("odd", back[0]);
                     org.junit.jupiter.api.Assertions.assertArrayEquals(longs, (long[]) back[1]);
+                    org.junit.jupiter.api.Assertions.assertSame(got.apartArrays()[0] == null ? back[1] : null,
+                            back[1], "the reader took the array received apart (and let go of it)");
                     assertEquals("between", back[2]);
                     org.junit.jupiter.api.Assertions.assertArrayEquals(doubles, (double[]) back[3]);
                     assertEquals(FabricLink.CHUNK + 3, ((byte[]) back[4]).length);
@@ -584,35 +590,57 @@ class FabricLinkTest {
         assertTrue(notes.isEmpty(), notes.toString());
     }
 
-    /** A chunked frame's continuation that does not fit, or that never comes, closes the link with a clear error. */
+    /**
+     * A chunked frame whose map is wrong, whose rest does not fit or never comes, or whose header disagrees with its
+     * map closes the link with a clear error.
+     */
     @Test
-    void aChunkedFrameWhoseRestIsWrongOrMissingClosesTheLink() throws Exception {
-        for (boolean missing : new boolean[] {false, true}) {
-            if (missing) {
+    void aChunkedFrameThatDoesNotAddUpClosesTheLink() throws Exception {
+        String[] cases = {"map", "overflow", "missing", "header"};
+        for (int c = 0; c < cases.length; c++) {
+            if (c > 0) {
                 closeLinks();
                 pair();
             }
             open("auto");
-            FrameBuffer first = frame(Frame.CALL, 1, FabricLink.CHUNK - Frame.HEADER);
-            first.putInt(0, FabricLink.CHUNK + 10); // the frame claims 10 bytes more than its first message
+            String what = cases[c];
+            FrameBuffer map = new FrameBuffer(64);
+            map.writeInt(0);
+            map.writeInt(1000); // the frame's length
+            map.writeInt(what.equals("map") ? 1 : 0); // one array apart, but no entry for it
+            map.writeInt(Frame.CALL << 16);
+            map.writeInt(7); // call id
+            FrameBuffer data = frame(Frame.CALL, what.equals("header") ? 8 : 7,
+                    (what.equals("overflow") ? 1020 : 1000) - Frame.HEADER);
+            if (!what.equals("overflow")) {
+                data.putInt(0, 1000);
+            }
             Future<?> sent = pool.submit(() -> {
-                client.send(first);
-                if (!missing) {
-                    client.send(frame(Frame.CALL, 2, 8)); // 20 bytes where 10 are due
+                client.send(map);
+                if (!what.equals("missing") && !what.equals("map")) {
+                    client.send(data);
                 }
                 return null;
             });
             IOException e = assertThrows(IOException.class,
-                    () -> server.receive((k, id, len) -> new FrameBuffer(16), 1000));
+                    () -> server.receive((k, id, len) -> new FrameBuffer(16), 1000), what);
             sent.get(5, TimeUnit.SECONDS);
-            if (missing) {
-                assertInstanceOf(SocketTimeoutException.class, e);
-                assertTrue(e.getMessage().contains("the rest of a frame of " + (FabricLink.CHUNK + 10)), e.getMessage());
-            } else {
-                assertInstanceOf(MalformedFrameException.class, e);
-                assertTrue(e.getMessage().contains("20 bytes where 10 bytes"), e.getMessage());
+            String m = e.getMessage();
+            switch (what) {
+                case "map":
+                    assertTrue(m.contains("a map of 20 bytes for a frame of 1000 bytes"), m);
+                    break;
+                case "overflow":
+                    assertTrue(m.contains("1020 bytes where 1000 bytes"), m);
+                    break;
+                case "missing":
+                    assertInstanceOf(SocketTimeoutException.class, e);
+                    assertTrue(m.contains("the rest of a frame of 1000 bytes"), m);
+                    break;
+                default:
+                    assertTrue(m.contains("its header disagrees with its map"), m);
             }
-            assertFalse(server.isOpen());
+            assertFalse(server.isOpen(), what);
         }
     }
 
