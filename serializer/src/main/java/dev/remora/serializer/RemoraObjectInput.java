@@ -525,6 +525,10 @@ public class RemoraObjectInput extends ObjectInputStream {
         int size = Bytes.size(cc) == 0 ? 1 : Bytes.size(cc);
         if (providedNext < providedCount && providedAt[providedNext] == pos) { // its elements came apart
             Object a = provided[providedNext];
+            if (a == null) {
+                throw new StreamCorruptedException("the array received apart at " + (pos - callStart)
+                        + " was read before: a message with arrays received apart is read once");
+            }
             if (Bytes.code(a) != cc || Array.getLength(a) != len) {
                 throw new StreamCorruptedException("the array received apart at " + (pos - callStart) + " is a "
                         + a.getClass().getSimpleName() + " of " + Array.getLength(a) + " elements, the message has "

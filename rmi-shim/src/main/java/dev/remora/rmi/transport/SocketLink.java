@@ -7,6 +7,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 
@@ -29,13 +30,18 @@ final class SocketLink implements Link {
     private final int maxFrame;
     private final long spinNanos;
     private final String peer;
-    private final byte[] rbuf = new byte[64 * 1024];
+    private final byte[] rbuf = new byte[RBUF];
+    private final ByteBuffer rview = ByteBuffer.wrap(rbuf);
     private int rpos;
     private int rlim;
     private final int forever;
     private int soTimeout;
     private volatile boolean open = true;
 
+    /** The receive buffer's size: a {@link FrameMap} fits in it. */
+    private static final int RBUF = 64 * 1024;
+    /** Arrays a frame's map names at most (the rest stay in the frame). */
+    private static final int MAP_ARRAYS = (RBUF - FrameMap.HEAD) / FrameMap.ENTRY;
     /** A frame's tail at least this long is written by a second write instead of being copied behind the head. */
     static final int TAIL_WRITE_MIN = 64 * 1024;
     /** Chunk in which a tail's arrays other than byte[] are put in wire order (a multiple of 8 bytes). */
@@ -127,6 +133,11 @@ final class SocketLink implements Link {
                     out.flush();
                     throw SendFaults.fault();
                 }
+                FrameBuffer map = frame.tailLength() >= FrameMap.MIN_APART ? FrameMap.of(frame, MAP_ARRAYS, false)
+                        : null;
+                if (map != null) { // its large arrays: the peer reads them straight into arrays of their own
+                    out.write(map.array(), 0, map.length());
+                }
                 out.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
                     writeTail(frame.tail());
@@ -169,6 +180,9 @@ final class SocketLink implements Link {
         setTimeout(timeoutMillis);
         fill(Frame.HEADER);
         int length = FrameBuffer.getInt(rbuf, rpos);
+        if (length == 0) {
+            return receiveMapped(sink);
+        }
         byte kind = rbuf[rpos + Frame.OFF_KIND];
         if (length < Frame.HEADER || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
             close();
@@ -184,6 +198,58 @@ final class SocketLink implements Link {
         // The rest of a large frame goes straight into the destination.
         readFully(d, have, length - have);
         return dst;
+    }
+
+    /**
+     * A frame after its {@link FrameMap} (at rpos): its large arrays are read into arrays of their own (byte arrays
+     * straight from the socket, others through the read buffer), the rest into the sink's buffer.
+     */
+    private FrameBuffer receiveMapped(Sink sink) throws IOException {
+        long n = FrameMap.length(rview, rpos);
+        if (n < FrameMap.HEAD || n > rbuf.length) {
+            throw malformed("a map of " + n + " bytes (at most " + rbuf.length + ")");
+        }
+        fill((int) n);
+        FrameMap map;
+        try {
+            map = FrameMap.read(rview, rpos, (int) n, maxFrame);
+        } catch (IllegalArgumentException e) {
+            throw malformed(e.getMessage());
+        }
+        rpos += (int) n;
+        map.begin(sink);
+        try {
+            while (map.remaining() > 0) {
+                int run = map.run();
+                byte[] direct = map.direct();
+                if (direct != null) {
+                    int have = Math.min(run, rlim - rpos);
+                    if (have > 0) {
+                        System.arraycopy(rbuf, rpos, direct, map.directOffset(), have);
+                        rpos += have;
+                    } else {
+                        readFully(direct, map.directOffset(), have = run);
+                    }
+                    map.advance(have);
+                } else {
+                    int size = map.elementSize();
+                    fill(size);
+                    int take = Math.min(run, rlim - rpos);
+                    take -= take % size;
+                    map.put(rview, rpos, take);
+                    rpos += take;
+                }
+            }
+            return map.finish();
+        } catch (IllegalArgumentException e) {
+            throw malformed(e.getMessage());
+        }
+    }
+
+    private MalformedFrameException malformed(String what) {
+        close();
+        return new MalformedFrameException("malformed Remora frame from " + peer + ": " + what
+                + "; connection closed");
     }
 
     /** Makes at least n bytes available in rbuf from rpos. */

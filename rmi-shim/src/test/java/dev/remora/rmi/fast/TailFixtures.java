@@ -74,4 +74,69 @@ public final class TailFixtures {
         assertArrayEquals((long[]) want[4], (long[]) got[4]);
         assertEquals(want[5], got[5]);
     }
+
+    /**
+     * A value with three arrays of 256 KB or more (FrameMap.MIN_APART: they travel apart) between strings of odd
+     * lengths, so that a link cutting the frame into messages cuts inside the arrays' elements' runs.
+     */
+    public static Object[] large(int seed) {
+        long[] longs = new long[400_001];
+        double[] doubles = new double[70_000];
+        for (int i = 0; i < longs.length; i++) {
+            longs[i] = i * 0x9E3779B97F4A7C15L + seed;
+        }
+        for (int i = 0; i < doubles.length; i++) {
+            doubles[i] = i / 7.0 + seed;
+        }
+        byte[] bytes = new byte[256 * 1024 + 3];
+        bytes[bytes.length - 1] = (byte) seed;
+        return new Object[] {"odd", longs, "between", doubles, bytes, new int[] {seed}, "end"};
+    }
+
+    /** Bytes of {@link #large}'s arrays that travel apart. */
+    public static final int LARGE_APART = 8 * 400_001 + 8 * 70_000 + 256 * 1024 + 3;
+
+    /**
+     * Writes {@link #large}(seed) as a fast REPLY with call id seed and sends it over link from another thread (a
+     * large frame fills a socket's buffers), under the channel's write lock; returns the frame's length on the wire.
+     */
+    public static int sendLarge(FastChannel ch, Link link, int seed, java.util.concurrent.ExecutorService pool)
+            throws Exception {
+        java.util.concurrent.Future<Integer> sent = pool.submit(() -> {
+            ch.lockWrite();
+            try {
+                FrameBuffer f = frame(ch, seed, large(seed));
+                link.send(f);
+                return f.frameLength();
+            } finally {
+                ch.unlockWrite();
+            }
+        });
+        return sent.get(20, java.util.concurrent.TimeUnit.SECONDS);
+    }
+
+    /** Checks a received {@link #large}(seed) frame: its arrays came apart and the reader took them. */
+    public static void checkLarge(FastChannel ch, FrameBuffer received, int seed) throws Exception {
+        assertEquals(3, received.apartCount(), "arrays received apart");
+        assertEquals(received.length(), FrameBuffer.getInt(received.array(), 0), "the header says its length");
+        assertEquals(seed, FrameBuffer.getInt(received.array(), Frame.OFF_CALL_ID));
+        Object apart = received.apartArrays()[0];
+        received.position(Frame.HEADER);
+        RmiFastInput in = ch.beginRead(received, false, null, null);
+        Object[] got;
+        try {
+            got = (Object[]) in.readObject();
+        } finally {
+            ch.endRead(in);
+        }
+        Object[] want = large(seed);
+        org.junit.jupiter.api.Assertions.assertSame(apart, got[1], "the array received apart, not a copy");
+        assertEquals(want[0], got[0]);
+        assertArrayEquals((long[]) want[1], (long[]) got[1]);
+        assertEquals(want[2], got[2]);
+        assertArrayEquals((double[]) want[3], (double[]) got[3]);
+        assertArrayEquals((byte[]) want[4], (byte[]) got[4]);
+        assertArrayEquals((int[]) want[5], (int[]) got[5]);
+        assertEquals(want[6], got[6]);
+    }
 }

@@ -216,6 +216,60 @@ class SocketLinkTest {
         }
     }
 
+    /**
+     * A frame with arrays of 256 KB or more goes after its map: the receiver reads those arrays into arrays of their
+     * own (byte arrays straight from the socket), the rest into the frame; frames before and after it are untouched.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 50_000})
+    void largeArraysArriveApartFromTheirFrame(long spin) throws Exception {
+        Link tx = new SocketTechnology(1 << 26, spin).open(a, true);
+        Link rx = new SocketTechnology(1 << 26, spin).open(b, false);
+        FastChannel writer = new FastChannel(TypeCacheMode.CONNECTION);
+        FastChannel reader = new FastChannel(TypeCacheMode.CONNECTION);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            for (int seed = 0; seed < 3; seed++) {
+                int s = seed;
+                java.util.concurrent.Future<FrameBuffer> got = java.util.concurrent.Executors.newSingleThreadExecutor()
+                        .submit(() -> rx.receive((kind, id, len) -> new FrameBuffer(16), 20_000));
+                int sent = TailFixtures.sendLarge(writer, tx, s, pool);
+                FrameBuffer f = got.get(20, java.util.concurrent.TimeUnit.SECONDS);
+                assertEquals(sent - TailFixtures.LARGE_APART, f.length());
+                TailFixtures.checkLarge(reader, f, s);
+                tx.send(frame(Frame.PING, 100 + s, 5)); // the stream stays in step
+                assertEquals(100 + s, FrameBuffer.getInt(rx.receive((kind, id, len) -> new FrameBuffer(16), 5000)
+                        .array(), Frame.OFF_CALL_ID));
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A map that does not add up (a bad count, a header that disagrees with it) closes the link, saying what. */
+    @Test
+    void aMapThatDoesNotAddUpClosesTheLink() throws Exception {
+        for (String what : new String[] {"count", "header"}) {
+            close();
+            pair();
+            Link rx = new SocketTechnology(1 << 20, 0).open(b, false);
+            FrameBuffer m = new FrameBuffer(64);
+            m.writeInt(0);
+            m.writeInt(100); // the frame's length
+            m.writeInt(what.equals("count") ? 1_000_000 : 0);
+            m.writeInt(Frame.REPLY << 16);
+            m.writeInt(7); // call id
+            a.getOutputStream().write(m.array(), 0, m.length());
+            FrameBuffer f = frame(Frame.REPLY, 8, 100 - Frame.HEADER);
+            a.getOutputStream().write(f.array(), 0, f.length());
+            MalformedFrameException e = assertThrows(MalformedFrameException.class,
+                    () -> rx.receive((k, id, len) -> new FrameBuffer(16), 5000));
+            assertTrue(e.getMessage().contains(what.equals("count") ? "a map of 12000020 bytes"
+                    : "its header disagrees with its map"), e.getMessage());
+            assertTrue(!rx.isOpen());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(longs = {0, 50_000})
     void malformedFrameClosesTheLinkWithAClearMessage(long spin) throws IOException {

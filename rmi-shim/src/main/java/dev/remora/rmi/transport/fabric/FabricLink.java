@@ -5,6 +5,7 @@ import dev.remora.rmi.RouterListener;
 import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.CpuWatch;
 import dev.remora.rmi.transport.HostSpinners;
+import dev.remora.rmi.transport.FrameMap;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.MalformedFrameException;
 import dev.remora.rmi.transport.SendFaults;
@@ -17,7 +18,6 @@ import java.io.InputStream;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedChannelException;
 import java.util.concurrent.TimeUnit;
@@ -71,9 +71,6 @@ public final class FabricLink implements Link {
      * its send ring (or the peer-mapped ring over shm) and the peer's posted receive slots.
      */
     static final int CHUNK = FabricEndpoint.EAGER_SIZE;
-    /** A chunked frame's map ({@link #sendChunked}): its head's bytes, and each array's. */
-    static final int MAP_HEAD = 20;
-    static final int MAP_ENTRY = 12;
 
     private final Socket socket;
     private final FabricEndpoint endpoint;
@@ -295,13 +292,9 @@ public final class FabricLink implements Link {
      * peer maps). Sent as one message, a 512 MB frame needed native buffers of its size on both sides (the sender's
      * staging, the receiver's), fresh memory the kernel clears page by page and the endpoint kept for good.
      *
-     * <p>The map ({@link #MAP_HEAD} bytes, then {@link #MAP_ENTRY} per array): 0 (no frame is 0 bytes long), the
-     * frame's length, the number of arrays, the arrays' byte order (1: little-endian), the frame's kind, 3 zero
-     * bytes, its call id; per array: where its elements start in the frame, their bytes, its component code. The
-     * arrays are the message's primitive arrays of at least {@code CHUNK} bytes ({@link FrameBuffer.Tail#pieceElement}):
-     * the receiver reads their elements into arrays of their own and the rest into the frame
-     * ({@link FrameBuffer#addApart}), so a large value is received once, not into the frame and then again into its
-     * array. Only single frames come here: runs of frames stay under 64 KB ({@code OnewayBatcher.BYTES} twice).
+     * <p>The {@link FrameMap} first names the message's primitive arrays of 256 KB or more: the receiver reads their
+     * elements into arrays of their own and the rest into the frame, so a large value is received once. Only single
+     * frames come here: runs of frames stay under 64 KB ({@code OnewayBatcher.BYTES} twice).
      */
     private void sendChunked(FrameBuffer frame) throws IOException {
         FrameBuffer.Tail t = frame.tail();
@@ -311,31 +304,12 @@ public final class FabricLink implements Link {
         int[] lengths = new int[pieces];
         arrays[0] = frame.array();
         lengths[0] = frame.length();
-        FrameBuffer map = new FrameBuffer(MAP_HEAD + 4 * MAP_ENTRY);
-        map.writeInt(0);
-        map.writeInt(frame.frameLength());
-        map.writeInt(0); // the count, below
-        map.writeByte(ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 0);
-        map.writeByte(frame.array()[Frame.OFF_KIND]);
-        map.writeByte(0);
-        map.writeByte(0);
-        map.writeInt(FrameBuffer.getInt(frame.array(), Frame.OFF_CALL_ID));
-        int apart = 0;
-        long at = frame.length();
         for (int i = 1; i < pieces; i++) {
             arrays[i] = t.piece(i - 1);
             offsets[i] = t.pieceOffset(i - 1);
             lengths[i] = t.pieceLength(i - 1);
-            char code = t.pieceElement(i - 1);
-            if (code != 0 && lengths[i] >= CHUNK && offsets[i] == 0) {
-                map.writeInt((int) at);
-                map.writeInt(lengths[i]);
-                map.writeInt(code);
-                apart++;
-            }
-            at += lengths[i];
         }
-        map.putInt(8, apart);
+        FrameBuffer map = FrameMap.of(frame, (CHUNK - FrameMap.HEAD) / FrameMap.ENTRY, true);
         endpoint.send(peerHandle, null, map.array(), 0, map.length());
         Object[] a = new Object[pieces];
         int[] o = new int[pieces];
@@ -465,7 +439,7 @@ public final class FabricLink implements Link {
             ByteBuffer m = endpoint.received();
             length = n >= Frame.HEADER ? m.getInt(0) : -1;
             kind = n >= Frame.HEADER ? m.get(Frame.OFF_KIND) : 0;
-            chunked = length == 0 && n >= MAP_HEAD; // sendChunked's map: the frame follows
+            chunked = length == 0 && n >= FrameMap.HEAD; // sendChunked's map: the frame follows
             wellFormed = chunked || length >= Frame.HEADER && length <= n && length <= maxFrame
                     && kind >= Frame.CALL && kind <= Frame.LAST_KIND;
             if (chunked) {
@@ -503,71 +477,20 @@ public final class FabricLink implements Link {
     /**
      * A frame sent by {@link #sendChunked}, from its map {@code m} ({@code n} bytes, held): its large arrays into
      * arrays of their own, the rest into the sink's buffer. Each wait for the next message is as long as the call's;
-     * one that outlasts it, or a map or message that does not fit, leaves the link out of step: it is closed.
+     * one that outlasts it, or a map or message that does not add up, leaves the link out of step: it is closed.
      */
     private FrameBuffer receiveChunked(Sink sink, ByteBuffer m, int n, int timeoutMillis) throws IOException {
-        int total;
-        int count;
-        ByteOrder order;
-        byte kind;
-        int callId;
-        String bad = null;
-        int[] off;
-        int[] bytes;
-        char[] code;
+        FrameMap map;
         try {
-            total = m.getInt(4);
-            count = m.getInt(8);
-            order = m.get(12) == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN;
-            kind = m.get(13);
-            callId = m.getInt(16);
-            if (total < Frame.HEADER || total > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND || count < 0
-                    || n != MAP_HEAD + (long) count * MAP_ENTRY) {
-                bad = "a map of " + n + " bytes for a frame of " + total + " bytes, kind " + kind + ", " + count
-                        + " arrays apart";
-            }
-            off = new int[bad == null ? count : 0];
-            bytes = new int[off.length];
-            code = new char[off.length];
-            long end = Frame.HEADER;
-            for (int k = 0; k < off.length && bad == null; k++) {
-                off[k] = m.getInt(MAP_HEAD + k * MAP_ENTRY);
-                bytes[k] = m.getInt(MAP_HEAD + k * MAP_ENTRY + 4);
-                code[k] = (char) m.getInt(MAP_HEAD + k * MAP_ENTRY + 8);
-                int size = elementSize(code[k]);
-                if (off[k] < end || bytes[k] < 0 || (long) off[k] + bytes[k] > total || size == 0
-                        || bytes[k] % size != 0) {
-                    bad = "array " + k + " apart at " + off[k] + ", " + bytes[k] + " bytes, code " + (int) code[k]
-                            + ", in a frame of " + total + " bytes";
-                } else {
-                    end = (long) off[k] + bytes[k];
-                }
-            }
+            map = FrameMap.read(m, 0, n, maxFrame);
+        } catch (IllegalArgumentException e) {
+            throw malformed(e.getMessage());
         } finally {
             endpoint.releaseReceived();
         }
-        if (bad != null) {
-            close();
-            throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: " + bad
-                    + " (largest frame accepted: " + maxFrame + " bytes); connection closed");
-        }
-        int compact = total;
-        for (int b : bytes) {
-            compact -= b;
-        }
-        FrameBuffer dst = sink.bufferFor(kind, callId, compact);
-        byte[] d = dst.prepareReceive(compact);
-        Object[] arrays = new Object[count];
-        for (int k = 0, before = 0; k < count; k++) {
-            arrays[k] = newArray(code[k], bytes[k] / elementSize(code[k]));
-            dst.addApart(arrays[k], off[k] - before);
-            before += bytes[k];
-        }
+        map.begin(sink);
         long timeout = timeoutMillis <= 0 ? -1 : TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        int at = 0; // where in the frame the next byte belongs
-        int k = 0; // the next array apart
-        int before = 0; // bytes of arrays apart before it
-        while (at < total) {
+        while (map.remaining() > 0) {
             int got;
             try {
                 got = endpoint.receive(timeout);
@@ -579,99 +502,32 @@ public final class FabricLink implements Link {
             }
             if (got == FabricEndpoint.TIMEOUT) {
                 close();
-                throw new SocketTimeoutException("the rest of a frame of " + total + " bytes from " + peer
-                        + " did not come within " + timeoutMillis + " ms (" + at + " bytes came); connection closed");
+                throw new SocketTimeoutException("the rest of a frame of " + map.total() + " bytes from " + peer
+                        + " did not come within " + timeoutMillis + " ms (" + (map.total() - map.remaining())
+                        + " bytes came); connection closed");
             }
             if (!endpoint.holdReceived()) {
                 throw closed(new AsynchronousCloseException());
             }
-            bad = got <= 0 || got > total - at ? got + " bytes where " + (total - at) + " bytes of a frame of "
-                    + total + " were due" : null;
             try {
-                ByteBuffer msg = endpoint.received();
-                for (int p = 0; p < got && bad == null; ) {
-                    int take;
-                    if (k < count && at >= off[k]) { // in array k
-                        int in = at - off[k];
-                        take = Math.min(got - p, bytes[k] - in);
-                        int size = elementSize(code[k]);
-                        if (in % size != 0 || take % size != 0) {
-                            bad = "a message cuts element " + in / size + " of array " + k + " apart";
-                            break;
-                        }
-                        fill(arrays[k], in / size, msg, p, take, order);
-                        if (in + take == bytes[k]) {
-                            before += bytes[k];
-                            k++;
-                        }
-                    } else {
-                        take = Math.min(got - p, (k < count ? off[k] : total) - at);
-                        msg.get(p, d, at - before, take);
-                    }
-                    p += take;
-                    at += take;
-                }
+                map.put(endpoint.received(), 0, got);
+            } catch (IllegalArgumentException e) {
+                throw malformed(e.getMessage());
             } finally {
                 endpoint.releaseReceived();
             }
-            if (bad != null) {
-                close();
-                throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: " + bad
-                        + "; connection closed");
-            }
         }
-        if (FrameBuffer.getInt(d, 0) != total || d[Frame.OFF_KIND] != kind
-                || FrameBuffer.getInt(d, Frame.OFF_CALL_ID) != callId) {
-            close();
-            throw new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: its header "
-                    + "disagrees with its map (length " + FrameBuffer.getInt(d, 0) + ", kind " + d[Frame.OFF_KIND]
-                    + " against " + total + ", " + kind + "); connection closed");
-        }
-        dst.putInt(0, compact); // the frame as it now lies (its arrays apart)
-        return dst;
-    }
-
-    private static int elementSize(char code) {
-        switch (code) {
-            case 'B': return 1;
-            case 'C': case 'S': return 2;
-            case 'I': case 'F': return 4;
-            case 'J': case 'D': return 8;
-            default: return 0;
+        try {
+            return map.finish();
+        } catch (IllegalArgumentException e) {
+            throw malformed(e.getMessage());
         }
     }
 
-    private static Object newArray(char code, int length) {
-        switch (code) {
-            case 'B': return new byte[length];
-            case 'C': return new char[length];
-            case 'S': return new short[length];
-            case 'I': return new int[length];
-            case 'F': return new float[length];
-            case 'J': return new long[length];
-            default: return new double[length];
-        }
-    }
-
-    /** Copies {@code bytes} bytes of src from {@code at} into array a from element {@code index}. */
-    private static void fill(Object a, int index, ByteBuffer src, int at, int bytes, ByteOrder order) {
-        ByteBuffer b = src.duplicate().order(order);
-        b.limit(at + bytes).position(at);
-        if (a instanceof byte[]) {
-            b.get((byte[]) a, index, bytes);
-        } else if (a instanceof int[]) {
-            b.asIntBuffer().get((int[]) a, index, bytes / 4);
-        } else if (a instanceof long[]) {
-            b.asLongBuffer().get((long[]) a, index, bytes / 8);
-        } else if (a instanceof double[]) {
-            b.asDoubleBuffer().get((double[]) a, index, bytes / 8);
-        } else if (a instanceof float[]) {
-            b.asFloatBuffer().get((float[]) a, index, bytes / 4);
-        } else if (a instanceof short[]) {
-            b.asShortBuffer().get((short[]) a, index, bytes / 2);
-        } else {
-            b.asCharBuffer().get((char[]) a, index, bytes / 2);
-        }
+    private MalformedFrameException malformed(String what) {
+        close();
+        return new MalformedFrameException("malformed Remora frame from " + peer + " over fabric: " + what
+                + "; connection closed");
     }
 
     @Override

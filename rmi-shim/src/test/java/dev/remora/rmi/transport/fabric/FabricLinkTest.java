@@ -537,53 +537,14 @@ class FabricLinkTest {
             assertEquals(shared, ((FabricLink) client).sharedRings());
             FastChannel writer = new FastChannel(TypeCacheMode.CONNECTION);
             FastChannel reader = new FastChannel(TypeCacheMode.CONNECTION);
-            long[] longs = new long[400_001];
-            double[] doubles = new double[70_000];
-            for (int i = 0; i < longs.length; i++) {
-                longs[i] = i * 0x9E3779B97F4A7C15L;
-            }
-            for (int i = 0; i < doubles.length; i++) {
-                doubles[i] = i / 7.0;
-            }
-            Object[] value = {"odd", longs, "between", doubles, new byte[FabricLink.CHUNK + 3], "end"};
             for (int id = 1; id <= 3; id++) {
-                writer.lockWrite();
-                FrameBuffer f;
-                try {
-                    f = dev.remora.rmi.fast.TailFixtures.frame(writer, id, value);
-                    assertTrue(f.frameLength() > 4 * FabricLink.CHUNK, "frame " + f.frameLength());
-                    FrameBuffer sent = f;
-                    Future<?> s = pool.submit(() -> {
-                        client.send(sent);
-                        return null;
-                    });
-                    FrameBuffer got = server.receive((k, i, len) -> new FrameBuffer(16), 20_000);
-                    s.get(20, TimeUnit.SECONDS);
-                    // the three arrays of CHUNK bytes or more came apart from the frame, into arrays of their own
-                    assertEquals(3, got.apartCount());
-                    assertEquals(f.frameLength() - 8 * longs.length - 8 * doubles.length - (FabricLink.CHUNK + 3),
-                            got.length());
-                    assertEquals(got.length(), FrameBuffer.getInt(got.array(), 0));
-                    assertEquals(id, FrameBuffer.getInt(got.array(), Frame.OFF_CALL_ID));
-                    got.position(Frame.HEADER);
-                    dev.remora.rmi.fast.RmiFastInput in = reader.beginRead(got, false, null, null);
-                    Object[] back;
-                    try {
-                        back = (Object[]) in.readObject();
-                    } finally {
-                        reader.endRead(in);
-                    }
-                    assertEquals("odd", back[0]);
-                    org.junit.jupiter.api.Assertions.assertArrayEquals(longs, (long[]) back[1]);
-                    org.junit.jupiter.api.Assertions.assertSame(got.apartArrays()[0] == null ? back[1] : null,
-                            back[1], "the reader took the array received apart (and let go of it)");
-                    assertEquals("between", back[2]);
-                    org.junit.jupiter.api.Assertions.assertArrayEquals(doubles, (double[]) back[3]);
-                    assertEquals(FabricLink.CHUNK + 3, ((byte[]) back[4]).length);
-                    assertEquals("end", back[5]);
-                } finally {
-                    writer.unlockWrite();
-                }
+                int seed = id;
+                Future<FrameBuffer> got = pool.submit(() -> server.receive((k, i, len) -> new FrameBuffer(16), 20_000));
+                int sent = TailFixtures.sendLarge(writer, client, seed, pool);
+                assertTrue(sent > 4 * FabricLink.CHUNK, "frame " + sent);
+                FrameBuffer f = got.get(20, TimeUnit.SECONDS);
+                assertEquals(sent - TailFixtures.LARGE_APART, f.length());
+                TailFixtures.checkLarge(reader, f, seed);
             }
             assertHoldsNoMessageSizedBuffers();
         }
