@@ -32,9 +32,14 @@ final class ArrayBytes {
 
     /** Copies src[at, at + len) over the first len bytes of a (an array of numbers). */
     static void fromBytes(byte[] src, int at, Object a, int len) {
+        fromBytes(src, at, a, 0, len);
+    }
+
+    /** Copies src[at, at + len) over len bytes of a (an array of numbers) from its byte offset off. */
+    static void fromBytes(byte[] src, int at, Object a, int off, int len) {
         Objects.checkFromIndexSize(at, len, src.length);
-        Objects.checkFromIndexSize(0, len, byteLength(a));
-        InternalUnsafe.copyArrays(src, at, a, 0, len);
+        Objects.checkFromIndexSize(off, len, byteLength(a));
+        InternalUnsafe.copyArrays(src, at, a, off, len);
     }
 
     private static boolean ready() {

@@ -233,6 +233,37 @@ public class RemoraObjectInput extends ObjectInputStream {
         }
     }
 
+    /**
+     * Copies {@code len} bytes of {@code src} from {@code at} over primitive array {@code a} (not a
+     * {@code boolean[]}) from its byte offset {@code off}, as they lie, in this JVM's byte order: how a transport fills
+     * an array it reads apart from its message ({@link #provideArrays}) from a sender of the same byte order, with one
+     * memory copy where the serializer has the JDK's internal Unsafe.
+     */
+    public static void copyPiece(byte[] src, int at, Object a, int off, int len) {
+        if (a instanceof byte[]) {
+            System.arraycopy(src, at, (byte[]) a, off, len);
+        } else if (ArrayBytes.BULK) {
+            ArrayBytes.fromBytes(src, at, a, off, len);
+        } else {
+            ByteBuffer b = ByteBuffer.wrap(src, at, len).order(Bytes.NATIVE);
+            if (a instanceof int[]) {
+                b.asIntBuffer().get((int[]) a, off / 4, len / 4);
+            } else if (a instanceof long[]) {
+                b.asLongBuffer().get((long[]) a, off / 8, len / 8);
+            } else if (a instanceof double[]) {
+                b.asDoubleBuffer().get((double[]) a, off / 8, len / 8);
+            } else if (a instanceof float[]) {
+                b.asFloatBuffer().get((float[]) a, off / 4, len / 4);
+            } else if (a instanceof short[]) {
+                b.asShortBuffer().get((short[]) a, off / 2, len / 2);
+            } else if (a instanceof char[]) {
+                b.asCharBuffer().get((char[]) a, off / 2, len / 2);
+            } else {
+                throw new IllegalArgumentException("not an array of numbers: " + a.getClass().getName());
+            }
+        }
+    }
+
     /** Ends the call: forgets its objects and the caller's array. */
     public void endCall() {
         clearHandles();

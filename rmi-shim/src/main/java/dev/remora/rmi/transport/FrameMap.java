@@ -2,6 +2,7 @@ package dev.remora.rmi.transport;
 
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
+import dev.remora.serializer.RemoraObjectInput;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -61,10 +62,11 @@ public final class FrameMap {
     }
 
     /**
-     * The map of {@code frame}: its tail's whole arrays of {@link #MIN_APART} bytes or more, at most
-     * {@code maxArrays} of them (the rest stay in the frame); null if it has none, unless {@code always}.
+     * The map of {@code frame}: its tail's whole byte arrays of {@link #MIN_APART} bytes or more and its other arrays
+     * of {@code minNumbers} bytes or more, at most {@code maxArrays} of them (the rest stay in the frame); null if it
+     * has none, unless {@code always}.
      */
-    public static FrameBuffer of(FrameBuffer frame, int maxArrays, boolean always) {
+    public static FrameBuffer of(FrameBuffer frame, int maxArrays, boolean always, int minNumbers) {
         FrameBuffer.Tail t = frame.tail();
         FrameBuffer map = null;
         int count = 0;
@@ -72,7 +74,8 @@ public final class FrameMap {
         for (int i = 0; t != null && i < t.pieces(); i++) {
             int len = t.pieceLength(i);
             char c = t.pieceElement(i);
-            if (c != 0 && len >= MIN_APART && t.pieceOffset(i) == 0 && count < maxArrays) {
+            if (c != 0 && len >= (c == 'B' ? MIN_APART : Math.max(MIN_APART, minNumbers)) && t.pieceOffset(i) == 0
+                    && count < maxArrays) {
                 if (map == null) {
                     map = head(frame);
                 }
@@ -227,7 +230,7 @@ public final class FrameMap {
                     throw new IllegalArgumentException("a piece of the frame ends inside element "
                             + (in + take) / size + " of array " + k + " apart");
                 }
-                fill(arrays[k], in / size, src, p, take, order);
+                fill(arrays[k], in / size, size, src, p, take, order);
             } else {
                 src.get(p, d, at - before, take);
             }
@@ -270,8 +273,15 @@ public final class FrameMap {
         }
     }
 
-    /** Copies {@code bytes} bytes of src from {@code at}, in {@code order}, into array a from element {@code index}. */
-    private static void fill(Object a, int index, ByteBuffer src, int at, int bytes, ByteOrder order) {
+    /**
+     * Copies {@code bytes} bytes of src from {@code at}, in {@code order}, into array a (elements of {@code size}
+     * bytes) from element {@code index}.
+     */
+    private static void fill(Object a, int index, int size, ByteBuffer src, int at, int bytes, ByteOrder order) {
+        if (src.hasArray() && order == ByteOrder.nativeOrder()) { // one memory copy (the views go element-wise)
+            RemoraObjectInput.copyPiece(src.array(), src.arrayOffset() + at, a, index * size, bytes);
+            return;
+        }
         ByteBuffer b = src.duplicate().order(order);
         b.limit(at + bytes).position(at);
         if (a instanceof byte[]) {

@@ -93,8 +93,10 @@ public final class TailFixtures {
         return new Object[] {"odd", longs, "between", doubles, bytes, new int[] {seed}, "end"};
     }
 
-    /** Bytes of {@link #large}'s arrays that travel apart. */
-    public static final int LARGE_APART = 8 * 400_001 + 8 * 70_000 + 256 * 1024 + 3;
+    /** Bytes of {@link #large}'s arrays, its long[], double[] and byte[]. */
+    public static final int LARGE_LONGS = 8 * 400_001;
+    public static final int LARGE_DOUBLES = 8 * 70_000;
+    public static final int LARGE_BYTES = 256 * 1024 + 3;
 
     /**
      * Writes {@link #large}(seed) as a fast REPLY with call id seed and sends it over link from another thread (a
@@ -115,12 +117,15 @@ public final class TailFixtures {
         return sent.get(20, java.util.concurrent.TimeUnit.SECONDS);
     }
 
-    /** Checks a received {@link #large}(seed) frame: its arrays came apart and the reader took them. */
-    public static void checkLarge(FastChannel ch, FrameBuffer received, int seed) throws Exception {
-        assertEquals(3, received.apartCount(), "arrays received apart");
+    /**
+     * Checks a received {@link #large}(seed) frame: {@code apart} of its arrays came apart (the first: its long[] if
+     * 3, its byte[] if 1) and the reader took them.
+     */
+    public static void checkLarge(FastChannel ch, FrameBuffer received, int seed, int apart) throws Exception {
+        assertEquals(apart, received.apartCount(), "arrays received apart");
         assertEquals(received.length(), FrameBuffer.getInt(received.array(), 0), "the header says its length");
         assertEquals(seed, FrameBuffer.getInt(received.array(), Frame.OFF_CALL_ID));
-        Object apart = received.apartArrays()[0];
+        Object first = received.apartArrays()[0];
         received.position(Frame.HEADER);
         RmiFastInput in = ch.beginRead(received, false, null, null);
         Object[] got;
@@ -130,7 +135,7 @@ public final class TailFixtures {
             ch.endRead(in);
         }
         Object[] want = large(seed);
-        org.junit.jupiter.api.Assertions.assertSame(apart, got[1], "the array received apart, not a copy");
+        org.junit.jupiter.api.Assertions.assertSame(first, got[apart == 3 ? 1 : 4], "the array received apart, not a copy");
         assertEquals(want[0], got[0]);
         assertArrayEquals((long[]) want[1], (long[]) got[1]);
         assertEquals(want[2], got[2]);

@@ -217,8 +217,9 @@ class SocketLinkTest {
     }
 
     /**
-     * A frame with arrays of 256 KB or more goes after its map: the receiver reads those arrays into arrays of their
-     * own (byte arrays straight from the socket), the rest into the frame; frames before and after it are untouched.
+     * A frame with byte arrays of 256 KB or more, or other arrays of 16 MB or more, goes after its map: the receiver
+     * reads those arrays into arrays of their own (byte arrays straight from the socket), the rest into the frame;
+     * frames after it are untouched.
      */
     @ParameterizedTest
     @ValueSource(longs = {0, 50_000})
@@ -235,11 +236,37 @@ class SocketLinkTest {
                         .submit(() -> rx.receive((kind, id, len) -> new FrameBuffer(16), 20_000));
                 int sent = TailFixtures.sendLarge(writer, tx, s, pool);
                 FrameBuffer f = got.get(20, java.util.concurrent.TimeUnit.SECONDS);
-                assertEquals(sent - TailFixtures.LARGE_APART, f.length());
-                TailFixtures.checkLarge(reader, f, s);
+                assertEquals(sent - TailFixtures.LARGE_BYTES, f.length());
+                TailFixtures.checkLarge(reader, f, s, 1);
                 tx.send(frame(Frame.PING, 100 + s, 5)); // the stream stays in step
                 assertEquals(100 + s, FrameBuffer.getInt(rx.receive((kind, id, len) -> new FrameBuffer(16), 5000)
                         .array(), Frame.OFF_CALL_ID));
+            }
+            long[] big = new long[SocketLink.APART_NUMBERS / 8 + 1];
+            for (int i = 0; i < big.length; i += 1000) {
+                big[i] = i;
+            }
+            java.util.concurrent.Future<FrameBuffer> got = java.util.concurrent.Executors.newSingleThreadExecutor()
+                    .submit(() -> rx.receive((kind, id, len) -> new FrameBuffer(16), 20_000));
+            java.util.concurrent.Future<?> sent = pool.submit(() -> {
+                writer.lockWrite();
+                try {
+                    tx.send(TailFixtures.frame(writer, 9, new Object[] {"big", big}));
+                } finally {
+                    writer.unlockWrite();
+                }
+                return null;
+            });
+            sent.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            FrameBuffer f = got.get(20, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(1, f.apartCount());
+            f.position(Frame.HEADER);
+            dev.remora.rmi.fast.RmiFastInput in = reader.beginRead(f, false, null, null);
+            try {
+                Object[] back = (Object[]) in.readObject();
+                org.junit.jupiter.api.Assertions.assertArrayEquals(big, (long[]) back[1]);
+            } finally {
+                reader.endRead(in);
             }
         } finally {
             pool.shutdownNow();

@@ -309,7 +309,7 @@ public final class FabricLink implements Link {
             offsets[i] = t.pieceOffset(i - 1);
             lengths[i] = t.pieceLength(i - 1);
         }
-        FrameBuffer map = FrameMap.of(frame, (CHUNK - FrameMap.HEAD) / FrameMap.ENTRY, true);
+        FrameBuffer map = FrameMap.of(frame, (CHUNK - FrameMap.HEAD) / FrameMap.ENTRY, true, 0);
         endpoint.send(peerHandle, null, map.array(), 0, map.length());
         Object[] a = new Object[pieces];
         int[] o = new int[pieces];
