@@ -58,7 +58,8 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
-     * 7: over fabric, a frame longer than {@code FabricLink.CHUNK} goes as several messages.
+     * 7: a frame may follow a map of its large arrays ({@code transport.FrameMap}, which starts with 0 where a frame
+     * has its length); over fabric a frame above 256 KB goes so, as several messages.
      * 6: lane LANE_ANY (future calls run concurrently); a fabric message may carry several frames.
      * 5: ONEWAY calls and ONEWAY_ACK; replies may carry DECLARES; a serialized lambda's capturing class and strings
      * are values (with handles), in the JDK's field order.

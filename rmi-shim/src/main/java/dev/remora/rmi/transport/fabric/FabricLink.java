@@ -26,6 +26,8 @@ import java.util.concurrent.TimeUnit;
  * {@link Link} over one libfabric endpoint per connection: a frame is one fabric message, or several frames back to
  * back are ({@link #carriesFrameRuns}: held-back one-way and future calls, and replies to futures, remora.async.batch
  * and remora.future.batch); the receiver copies the rest of such a message aside and hands its frames out one by one.
+ * A frame above {@link #CHUNK} bytes goes as its {@link FrameMap} and then messages of at most that size
+ * ({@link #sendChunked}): its large arrays are received into arrays of their own.
  *
  * <p>Sending copies the frame's bytes once into the endpoint's native staging buffer (the array is never pinned);
  * a frame with a tail ({@link FrameBuffer#setTail}) goes as its head and the tail's pieces, gathered by one JNI call
