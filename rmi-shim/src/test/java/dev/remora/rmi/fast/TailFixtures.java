@@ -56,16 +56,20 @@ public final class TailFixtures {
         }
     }
 
-    /** Reads a received frame written by {@link #frame} and checks it against {@code value(seed)}. */
-    public static void check(FastChannel ch, FrameBuffer received, int seed) throws Exception {
+    /** The value of a received fast REPLY frame (as {@link #frame} writes one). */
+    public static Object[] read(FastChannel ch, FrameBuffer received) throws Exception {
         received.position(Frame.HEADER);
         RmiFastInput in = ch.beginRead(received, false, null, null);
-        Object[] got;
         try {
-            got = (Object[]) in.readObject();
+            return (Object[]) in.readObject();
         } finally {
             ch.endRead(in);
         }
+    }
+
+    /** Reads a received frame written by {@link #frame} and checks it against {@code value(seed)}. */
+    public static void check(FastChannel ch, FrameBuffer received, int seed) throws Exception {
+        Object[] got = read(ch, received);
         Object[] want = value(seed);
         assertEquals(want[0], got[0]);
         assertArrayEquals((int[]) want[1], (int[]) got[1]);
@@ -126,14 +130,7 @@ public final class TailFixtures {
         assertEquals(received.length(), FrameBuffer.getInt(received.array(), 0), "the header says its length");
         assertEquals(seed, FrameBuffer.getInt(received.array(), Frame.OFF_CALL_ID));
         Object first = received.apartArrays()[0];
-        received.position(Frame.HEADER);
-        RmiFastInput in = ch.beginRead(received, false, null, null);
-        Object[] got;
-        try {
-            got = (Object[]) in.readObject();
-        } finally {
-            ch.endRead(in);
-        }
+        Object[] got = read(ch, received);
         Object[] want = large(seed);
         org.junit.jupiter.api.Assertions.assertSame(first, got[apart == 3 ? 1 : 4], "the array received apart, not a copy");
         assertEquals(want[0], got[0]);

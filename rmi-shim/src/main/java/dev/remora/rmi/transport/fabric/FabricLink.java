@@ -273,19 +273,34 @@ public final class FabricLink implements Link {
      * copied once, into the endpoint's native staging buffer.
      */
     private void sendWithTail(FrameBuffer frame) throws IOException {
-        FrameBuffer.Tail t = frame.tail();
-        int n = t.pieces() + 1;
-        Object[] arrays = new Object[n]; // a few words per frame of 16 KB or more; never holds on to the arrays
-        int[] offsets = new int[n];
-        int[] lengths = new int[n];
-        arrays[0] = frame.array();
-        lengths[0] = frame.length();
-        for (int i = 1; i < n; i++) {
-            arrays[i] = t.piece(i - 1);
-            offsets[i] = t.pieceOffset(i - 1);
-            lengths[i] = t.pieceLength(i - 1);
+        Pieces p = new Pieces(frame);
+        endpoint.sendGather(peerHandle, p.arrays, p.offsets, p.lengths, p.count);
+    }
+
+    /**
+     * A frame as the pieces a gathering send takes: its head, then its tail's. A few words per frame of 16 KB or
+     * more; never kept past the send, so it holds on to no application array.
+     */
+    private static final class Pieces {
+        final Object[] arrays;
+        final int[] offsets;
+        final int[] lengths;
+        final int count;
+
+        Pieces(FrameBuffer frame) {
+            FrameBuffer.Tail t = frame.tail();
+            count = (t == null ? 0 : t.pieces()) + 1;
+            arrays = new Object[count];
+            offsets = new int[count];
+            lengths = new int[count];
+            arrays[0] = frame.array();
+            lengths[0] = frame.length();
+            for (int i = 1; i < count; i++) {
+                arrays[i] = t.piece(i - 1);
+                offsets[i] = t.pieceOffset(i - 1);
+                lengths[i] = t.pieceLength(i - 1);
+            }
         }
-        endpoint.sendGather(peerHandle, arrays, offsets, lengths, n);
     }
 
     /**
@@ -299,18 +314,11 @@ public final class FabricLink implements Link {
      * frames come here: runs of frames stay under 64 KB ({@code OnewayBatcher.BYTES} twice).
      */
     private void sendChunked(FrameBuffer frame) throws IOException {
-        FrameBuffer.Tail t = frame.tail();
-        int pieces = (t == null ? 0 : t.pieces()) + 1;
-        Object[] arrays = new Object[pieces];
-        int[] offsets = new int[pieces];
-        int[] lengths = new int[pieces];
-        arrays[0] = frame.array();
-        lengths[0] = frame.length();
-        for (int i = 1; i < pieces; i++) {
-            arrays[i] = t.piece(i - 1);
-            offsets[i] = t.pieceOffset(i - 1);
-            lengths[i] = t.pieceLength(i - 1);
-        }
+        Pieces all = new Pieces(frame);
+        Object[] arrays = all.arrays;
+        int[] offsets = all.offsets;
+        int[] lengths = all.lengths;
+        int pieces = all.count;
         FrameBuffer map = FrameMap.of(frame, (CHUNK - FrameMap.HEAD) / FrameMap.ENTRY, true, 0);
         endpoint.send(peerHandle, null, map.array(), 0, map.length());
         Object[] a = new Object[pieces];
