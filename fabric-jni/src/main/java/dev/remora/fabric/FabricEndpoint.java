@@ -361,7 +361,11 @@ public final class FabricEndpoint implements Closeable {
         }
     }
 
-    private static int elementSize(Object a) {
+    /**
+     * The element size in bytes of a primitive array: the unit {@link #sendGather}'s pieces are counted in (an offset
+     * or length that is not a multiple of it is refused).
+     */
+    public static int elementSize(Object a) {
         if (a instanceof byte[] || a instanceof boolean[]) {
             return 1;
         } else if (a instanceof int[] || a instanceof float[]) {

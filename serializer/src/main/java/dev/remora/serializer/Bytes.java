@@ -36,26 +36,6 @@ final class Bytes {
     private Bytes() {
     }
 
-    /** The component code of a primitive array that a writer may leave external (not boolean[]), else 0. */
-    static char code(Object a) {
-        if (a instanceof byte[]) {
-            return 'B';
-        } else if (a instanceof int[]) {
-            return 'I';
-        } else if (a instanceof long[]) {
-            return 'J';
-        } else if (a instanceof double[]) {
-            return 'D';
-        } else if (a instanceof float[]) {
-            return 'F';
-        } else if (a instanceof short[]) {
-            return 'S';
-        } else if (a instanceof char[]) {
-            return 'C';
-        }
-        return 0;
-    }
-
     /** Size in bytes of a primitive JDK type code (B C D F I J S Z). */
     static int size(char code) {
         switch (code) {

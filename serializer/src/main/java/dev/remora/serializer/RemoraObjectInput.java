@@ -220,7 +220,7 @@ public class RemoraObjectInput extends ObjectInputStream {
      * their elements, and {@code arrays[k]} is read where its elements would start, at {@code at[k]} in the array
      * given to {@link #beginCall(byte[], int, int)} (ascending). Its type and length must be what the message says
      * there. For the current call only; a writer's {@link RemoraObjectOutput#pieceElement} says which of its pieces
-     * a sender can send so.
+     * a sender can send so, and {@link PrimitiveArrays} makes and fills them.
      */
     public void provideArrays(Object[] arrays, int[] at, int count) {
         provided = arrays;
@@ -229,38 +229,7 @@ public class RemoraObjectInput extends ObjectInputStream {
         providedNext = 0;
         apartLeft = 0;
         for (int k = 0; k < count; k++) {
-            apartLeft += (long) Array.getLength(arrays[k]) * Math.max(1, Bytes.size(Bytes.code(arrays[k])));
-        }
-    }
-
-    /**
-     * Copies {@code len} bytes of {@code src} from {@code at} over primitive array {@code a} (not a
-     * {@code boolean[]}) from its byte offset {@code off}, as they lie, in this JVM's byte order: how a transport fills
-     * an array it reads apart from its message ({@link #provideArrays}) from a sender of the same byte order, with one
-     * memory copy where the serializer has the JDK's internal Unsafe.
-     */
-    public static void copyPiece(byte[] src, int at, Object a, int off, int len) {
-        if (a instanceof byte[]) {
-            System.arraycopy(src, at, (byte[]) a, off, len);
-        } else if (ArrayBytes.BULK) {
-            ArrayBytes.fromBytes(src, at, a, off, len);
-        } else {
-            ByteBuffer b = ByteBuffer.wrap(src, at, len).order(Bytes.NATIVE);
-            if (a instanceof int[]) {
-                b.asIntBuffer().get((int[]) a, off / 4, len / 4);
-            } else if (a instanceof long[]) {
-                b.asLongBuffer().get((long[]) a, off / 8, len / 8);
-            } else if (a instanceof double[]) {
-                b.asDoubleBuffer().get((double[]) a, off / 8, len / 8);
-            } else if (a instanceof float[]) {
-                b.asFloatBuffer().get((float[]) a, off / 4, len / 4);
-            } else if (a instanceof short[]) {
-                b.asShortBuffer().get((short[]) a, off / 2, len / 2);
-            } else if (a instanceof char[]) {
-                b.asCharBuffer().get((char[]) a, off / 2, len / 2);
-            } else {
-                throw new IllegalArgumentException("not an array of numbers: " + a.getClass().getName());
-            }
+            apartLeft += (long) Array.getLength(arrays[k]) * PrimitiveArrays.size(PrimitiveArrays.code(arrays[k]));
         }
     }
 
@@ -560,7 +529,7 @@ public class RemoraObjectInput extends ObjectInputStream {
                 throw new StreamCorruptedException("the array received apart at " + (pos - callStart)
                         + " was read before: a message with arrays received apart is read once");
             }
-            if (Bytes.code(a) != cc || Array.getLength(a) != len) {
+            if (PrimitiveArrays.code(a) != cc || Array.getLength(a) != len) {
                 throw new StreamCorruptedException("the array received apart at " + (pos - callStart) + " is a "
                         + a.getClass().getSimpleName() + " of " + Array.getLength(a) + " elements, the message has "
                         + t.name + " of " + len);

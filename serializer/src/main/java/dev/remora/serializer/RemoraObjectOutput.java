@@ -236,7 +236,7 @@ public class RemoraObjectOutput extends ObjectOutputStream {
             extLen = Arrays.copyOf(extLen, n);
             extCode = Arrays.copyOf(extCode, n);
         }
-        extCode[extCount] = Bytes.code(a);
+        extCode[extCount] = PrimitiveArrays.code(a);
         extArray[extCount] = a;
         extAt[extCount] = pos;
         extLen[extCount] = bytes;

@@ -195,7 +195,7 @@ public final class Spares {
         }
     }
 
-    private static Object make(char cc, int n) {
+    static Object make(char cc, int n) {
         switch (cc) {
             case 'B': return new byte[n];
             case 'Z': return new boolean[n];

@@ -126,7 +126,7 @@ class ExternalArraysTest {
                     RemoraObjectOutput.copyPiece(p, rt.out.pieceOffset(i), b, 0, b.length);
                     compact.write(b);
                 } else {
-                    assertEquals(Bytes.code(p), code);
+                    assertEquals(PrimitiveArrays.code(p), code);
                     apart.add(cloneArray(p));
                     at.add(compact.size());
                 }

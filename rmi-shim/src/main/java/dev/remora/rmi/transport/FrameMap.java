@@ -2,7 +2,7 @@ package dev.remora.rmi.transport;
 
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
-import dev.remora.serializer.RemoraObjectInput;
+import dev.remora.serializer.PrimitiveArrays;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -136,7 +136,7 @@ public final class FrameMap {
             f.off[i] = m.getInt(e);
             f.bytes[i] = m.getInt(e + 4);
             f.code[i] = (char) m.getInt(e + 8);
-            int size = size(f.code[i]);
+            int size = PrimitiveArrays.size(f.code[i]);
             if (f.off[i] < end || f.bytes[i] <= 0 || (long) f.off[i] + f.bytes[i] > total || size == 0
                     || f.bytes[i] % size != 0) {
                 throw new IllegalArgumentException("array " + i + " apart at " + f.off[i] + ", " + f.bytes[i]
@@ -162,7 +162,7 @@ public final class FrameMap {
         d = dst.prepareReceive(compact);
         arrays = new Object[off.length];
         for (int i = 0, b = 0; i < off.length; i++) {
-            arrays[i] = newArray(code[i], bytes[i] / size(code[i]));
+            arrays[i] = PrimitiveArrays.newArray(code[i], bytes[i] / PrimitiveArrays.size(code[i]));
             dst.addApart(arrays[i], off[i] - b);
             b += bytes[i];
         }
@@ -185,7 +185,7 @@ public final class FrameMap {
 
     /** The element size of where the next bytes go: an array apart's, 1 in the frame. */
     public int elementSize() {
-        return inArray() ? size(code[k]) : 1;
+        return inArray() ? PrimitiveArrays.size(code[k]) : 1;
     }
 
     /**
@@ -224,7 +224,7 @@ public final class FrameMap {
         for (int p = from, end = from + n; p < end; ) {
             int take = Math.min(end - p, run());
             if (inArray()) {
-                int size = size(code[k]);
+                int size = PrimitiveArrays.size(code[k]);
                 int in = at - off[k];
                 if (take % size != 0) {
                     throw new IllegalArgumentException("a piece of the frame ends inside element "
@@ -251,53 +251,15 @@ public final class FrameMap {
         return dst;
     }
 
-    private static int size(char code) {
-        switch (code) {
-            case 'B': return 1;
-            case 'C': case 'S': return 2;
-            case 'I': case 'F': return 4;
-            case 'J': case 'D': return 8;
-            default: return 0;
-        }
-    }
-
-    private static Object newArray(char code, int length) {
-        switch (code) {
-            case 'B': return new byte[length];
-            case 'C': return new char[length];
-            case 'S': return new short[length];
-            case 'I': return new int[length];
-            case 'F': return new float[length];
-            case 'J': return new long[length];
-            default: return new double[length];
-        }
-    }
-
     /**
      * Copies {@code bytes} bytes of src from {@code at}, in {@code order}, into array a (elements of {@code size}
      * bytes) from element {@code index}.
      */
     private static void fill(Object a, int index, int size, ByteBuffer src, int at, int bytes, ByteOrder order) {
         if (src.hasArray() && order == ByteOrder.nativeOrder()) { // one memory copy (the views go element-wise)
-            RemoraObjectInput.copyPiece(src.array(), src.arrayOffset() + at, a, index * size, bytes);
-            return;
-        }
-        ByteBuffer b = src.duplicate().order(order);
-        b.limit(at + bytes).position(at);
-        if (a instanceof byte[]) {
-            b.get((byte[]) a, index, bytes);
-        } else if (a instanceof int[]) {
-            b.asIntBuffer().get((int[]) a, index, bytes / 4);
-        } else if (a instanceof long[]) {
-            b.asLongBuffer().get((long[]) a, index, bytes / 8);
-        } else if (a instanceof double[]) {
-            b.asDoubleBuffer().get((double[]) a, index, bytes / 8);
-        } else if (a instanceof float[]) {
-            b.asFloatBuffer().get((float[]) a, index, bytes / 4);
-        } else if (a instanceof short[]) {
-            b.asShortBuffer().get((short[]) a, index, bytes / 2);
+            PrimitiveArrays.read(src.array(), src.arrayOffset() + at, a, index * size, bytes);
         } else {
-            b.asCharBuffer().get((char[]) a, index, bytes / 2);
+            PrimitiveArrays.read(src.duplicate().order(order).position(at), a, index * size, bytes);
         }
     }
 }

@@ -331,7 +331,7 @@ public final class FabricLink implements Link {
             int k = 0;
             while (i < pieces) {
                 int left = offsets[i] + lengths[i] - from;
-                int take = Math.min(left, room - room % elementSize(arrays[i]));
+                int take = Math.min(left, room - room % FabricEndpoint.elementSize(arrays[i]));
                 if (take > 0) {
                     a[k] = arrays[i];
                     o[k] = from;
@@ -349,17 +349,6 @@ public final class FabricLink implements Link {
             }
             endpoint.sendGather(peerHandle, a, o, l, k);
         }
-    }
-
-    private static int elementSize(Object array) {
-        if (array instanceof byte[] || array instanceof boolean[]) {
-            return 1;
-        } else if (array instanceof long[] || array instanceof double[]) {
-            return 8;
-        } else if (array instanceof short[] || array instanceof char[]) {
-            return 2;
-        }
-        return 4; // int[], float[]
     }
 
     /** A message may hold several whole frames back to back; the receiver hands them out one by one. */
