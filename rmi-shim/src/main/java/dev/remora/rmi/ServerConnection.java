@@ -210,7 +210,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
                         return null; // idle for JRMP's read timeout: closed, as TCPTransport closes its connections
                     }
                     // calls run elsewhere: the connection is busy, not idle (a frame cut short by the timeout
-                    // leaves the stream out of step: the next read finds it malformed, and the connection ends)
+                    // closed the link, which was out of step: the next read fails, and the connection ends)
                     continue;
                 }
                 options.listener.bytes(0, f.length());

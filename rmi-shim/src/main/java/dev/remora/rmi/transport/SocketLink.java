@@ -187,7 +187,7 @@ final class SocketLink implements Link {
         fill(Frame.HEADER);
         int length = FrameBuffer.getInt(rbuf, rpos);
         if (length == 0) {
-            return receiveMapped(sink);
+            return receiveMapped(sink, timeoutMillis);
         }
         byte kind = rbuf[rpos + Frame.OFF_KIND];
         if (length < Frame.HEADER || length > maxFrame || kind < Frame.CALL || kind > Frame.LAST_KIND) {
@@ -202,15 +202,30 @@ final class SocketLink implements Link {
         System.arraycopy(rbuf, rpos, d, 0, have);
         rpos += have;
         // The rest of a large frame goes straight into the destination.
-        readFully(d, have, length - have);
+        try {
+            readFully(d, have, length - have);
+        } catch (SocketTimeoutException e) {
+            throw cutShort(length, timeoutMillis);
+        }
         return dst;
+    }
+
+    /**
+     * A timed wait that ended inside a frame: its first bytes are consumed, so the stream is out of step for the next
+     * reader (who would take the rest for a header). The link is closed; the exception is still a timeout, the
+     * caller's to report. A frame whose bytes keep coming is not cut: each read waits up to the timeout anew.
+     */
+    private SocketTimeoutException cutShort(long length, int timeoutMillis) {
+        close();
+        return new SocketTimeoutException("the rest of a frame of " + length + " bytes from " + peer
+                + " did not come within " + timeoutMillis + " ms; connection closed");
     }
 
     /**
      * A frame after its {@link FrameMap} (at rpos): its large arrays are read into arrays of their own (byte arrays
      * straight from the socket, others through the read buffer), the rest into the sink's buffer.
      */
-    private FrameBuffer receiveMapped(Sink sink) throws IOException {
+    private FrameBuffer receiveMapped(Sink sink, int timeoutMillis) throws IOException {
         long n = FrameMap.length(rview, rpos);
         if (n < FrameMap.HEAD || n > rbuf.length) {
             throw malformed("a map of " + n + " bytes (at most " + rbuf.length + ")");
@@ -249,6 +264,8 @@ final class SocketLink implements Link {
             return map.finish();
         } catch (IllegalArgumentException e) {
             throw malformed(e.getMessage());
+        } catch (SocketTimeoutException e) {
+            throw cutShort(map.total(), timeoutMillis);
         }
     }
 

@@ -363,4 +363,43 @@ class SocketLinkTest {
         assertEquals(Frame.HEADER + 70_000, f.length());
         assertEquals(12, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
     }
+
+    /**
+     * A timed wait that ends inside a frame closes the link: the frame's first bytes are consumed, and a next read
+     * would take the rest for a header. A frame whose bytes keep coming, each within the timeout, arrives whole.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = {0, 50_000})
+    void aTimeoutInsideAFrameClosesTheLinkButAFrameThatKeepsComingArrives(long spin) throws Exception {
+        Link rx = new SocketTechnology(1 << 20, spin).open(b, false);
+        FrameBuffer big = frame(Frame.REPLY, 21, 200_000);
+        java.io.OutputStream out = a.getOutputStream();
+        Thread slow = new Thread(() -> {
+            try {
+                for (int at = 0; at < big.length(); at += 50_000) {
+                    out.write(big.array(), at, Math.min(50_000, big.length() - at));
+                    out.flush();
+                    Thread.sleep(60); // each piece well within the 1 s timeout, the whole frame not
+                }
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        slow.start();
+        FrameBuffer f = rx.receive((k, id, len) -> new FrameBuffer(16), 1000);
+        slow.join();
+        assertEquals(big.length(), f.length());
+        assertEquals(21, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+        assertEquals((byte) 199_999, f.array()[big.length() - 1]);
+
+        out.write(big.array(), 0, 100_000); // half a frame, then nothing
+        out.flush();
+        java.net.SocketTimeoutException e = assertThrows(java.net.SocketTimeoutException.class,
+                () -> rx.receive((k, id, len) -> new FrameBuffer(16), 100));
+        assertTrue(e.getMessage().contains("connection closed"), e.getMessage());
+        assertTrue(!rx.isOpen(), "a link out of step stays closed");
+        out.write(big.array(), 100_000, big.length() - 100_000);
+        assertThrows(IOException.class, () -> rx.receive((k, id, len) -> new FrameBuffer(16), 100),
+                "the rest of the cut frame is not read as a frame");
+    }
 }
