@@ -595,9 +595,17 @@ public final class RemoraRouter implements CallRouter {
                 return socket;
             }
         }
+        // as ConnectionHandler.run0 does before it reads a byte: no Nagle (the fabric handshake's answers, each
+        // written after its predecessor's reply, waited out the client's delayed ACK, 40 ms twice, without), and
+        // JRMP's read timeout
+        try {
+            socket.setTcpNoDelay(true);
+        } catch (IOException e) {
+            // as run0: go on without
+        }
         int readTimeout = options.readTimeout();
         if (readTimeout > 0) {
-            socket.setSoTimeout(readTimeout); // as ConnectionHandler.run0 does before it reads a byte
+            socket.setSoTimeout(readTimeout);
         }
         InputStream in;
         byte[] head = new byte[Frame.HELLO_LENGTH];

@@ -95,4 +95,24 @@ class HelloVersionTest {
             assertTrue(notes.lines.get(0).contains("speaks Remora protocol version " + OTHER), notes.lines.get(0));
         }
     }
+
+    /**
+     * The accept hook turns Nagle off before it reads a byte, as JRMP's {@code ConnectionHandler.run0} does: the
+     * hook runs before run0, and the fabric technology's handshake, whose answers each follow a reply of the client,
+     * waited out the client's delayed ACK (40 ms, twice) with Nagle on.
+     */
+    @Test
+    void anAcceptedConnectionRunsWithoutNagleFromItsFirstByte() throws Exception {
+        RemoraRouter router = new RemoraRouter(RouterOptions.defaults().listener(new Notes())
+                .transport(RouterOptions.Transport.SOCKET));
+        try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                Socket client = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                Socket accepted = server.accept()) {
+            assertTrue(!accepted.getTcpNoDelay(), "a fresh accepted socket has Nagle on");
+            client.getOutputStream().write(new byte[] {'J', 'R', 'M', 'I', 0, 2, 0x4b, 0});
+            Socket handed = router.accept(null, accepted);
+            assertTrue(handed != null && handed != accepted, "a JRMP connection is handed back to JRMP, replayed");
+            assertTrue(accepted.getTcpNoDelay(), "Nagle off before the first read");
+        }
+    }
 }
