@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The conformance referee (issues 15 and 16): runs OpenJDK's own jtreg tests of RMI (test/jdk/java/rmi,
-# test/jdk/sun/rmi) and of serialization (test/jdk/java/io/Serializable and its neighbours) on JDK 17 and JDK 25,
+# test/jdk/sun/rmi), of serialization (test/jdk/java/io/Serializable and its neighbours) and of the JMX connector
+# over RMI (test/jdk/javax/management/remote/mandatory, remote JMX being RMI's most common user) on JDK 17 and JDK 25,
 # each twice: plainly and with -javaagent:remora-agent.jar. It prints a table per suite and JDK, lists every test
 # whose result differs between the two runs, writes the same as Markdown to results/conformance-<timestamp>/, and
 # exits 1 when a test passes plainly but not with the agent (for the serial suite: unless
@@ -61,20 +62,21 @@ JDK25="${REMORA_JDK25:-/usr/lib/jvm/temurin-25-jdk-amd64}"
 DEBIAN_MIRROR="${REMORA_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 SECURITY_MIRROR="${REMORA_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
 KEYRING="/usr/share/keyrings/debian-archive-keyring.gpg"
-LAYOUT=1            # bump when SRC_PATHS or the fix-ups of the cached tree change: forces a new extraction
+LAYOUT=2            # bump when SRC_PATHS or the fix-ups of the cached tree change: forces a new extraction
 KEEP_RUNS=5
 PLAIN_DAYS=7        # a cached plain run is used for this many days (see --fresh-plain)
 PLAIN_FORMAT=1      # bump when what a plain run's result depends on changes
 
 # What is extracted from a source tarball (below its top folder).
 SRC_PATHS=(test/jdk/TEST.ROOT 'test/jdk/ProblemList*' test/jtreg-ext test/lib
-           test/jdk/java/rmi test/jdk/sun/rmi test/jdk/java/io)
+           test/jdk/java/rmi test/jdk/sun/rmi test/jdk/java/io test/jdk/javax/management)
 RMI_DIRS=(java/rmi sun/rmi)
+JMX_DIRS=(javax/management/remote/mandatory)
 SERIAL_DIRS=(java/io/Serializable java/io/Externalizable java/io/ObjectInputStream java/io/ObjectStreamClass)
 
 usage() {
     cat <<EOF
-usage: $PROG [17|25|all] [--suite rmi|serial|all] [--agent JAR] [options] [jtreg test paths...]
+usage: $PROG [17|25|all] [--suite rmi|serial|jmx|all] [--agent JAR] [options] [jtreg test paths...]
 
 Runs OpenJDK's jtreg conformance tests on the selected JDKs, each twice: plainly and with the Remora agent, and
 reports every test whose result differs. Exit status: 0 = no test passes plainly and fails (or errs, or goes
@@ -89,7 +91,9 @@ could not run (the message names the fix).
                          agent run with -javaoption:-javaagent:JAR -javaoption:-Dremora.oos=fast; tests listed in
                          scripts/conformance/format-bound.txt (they read the JDK's own byte format) may differ
                          without failing the run
-                       all: both
+                       jmx: test/jdk/javax/management/remote/mandatory (the JMX connector over RMI), agent run
+                         as rmi's
+                       all: the three
   --agent JAR          the agent jar (default agent/target/remora-agent.jar, built first when missing or older
                        than the sources; see --no-build). It is copied into the cache before the runs.
   --no-build           do not build the agent jar (and do not run scripts/setup.sh)
@@ -108,14 +112,15 @@ could not run (the message names the fix).
                        tests that fail with the agent always run plainly again)
   --out DIR            results folder (default results/conformance-<timestamp>)
   --known FILE         divergences known and not fixed yet (CI passes scripts/conformance/known-divergences.txt):
-                       lines "<17|25|all> <rmi|serial> <test path> <reason, naming the issue>"; such a test that
+                       lines "<17|25|all> <rmi|serial|jmx> <test path> <reason, naming the issue>"; such a test that
                        fails with the agent is reported as known and does not fail the run; one that passes is
                        reported as fixed (remove its line). Any other regression still fails the run.
   -h, --help           this help
 
   jtreg test paths     test files or folders relative to test/jdk (e.g. java/rmi/Naming or
                        java/io/Serializable/evolution); they replace the suite's folders. With --suite all, a path
-                       under java/rmi or sun/rmi goes to the rmi suite, any other to serial.
+                       under java/rmi or sun/rmi goes to the rmi suite, under javax/management to jmx, any other
+                       to serial.
 
 Environment: REMORA_CACHE (default ~/.cache/remora; this script uses \$REMORA_CACHE/conformance: private apt
 state, jtreg, test sources per installed JDK version, jtreg work/report folders of the last $KEEP_RUNS runs, plain
@@ -166,8 +171,8 @@ while [[ $# -gt 0 ]]; do
         *) PATHS+=("${1#test/jdk/}"); shift ;;
     esac
 done
-case "$SUITE" in rmi) SUITES=(rmi) ;; serial) SUITES=(serial) ;; all) SUITES=(rmi serial) ;;
-    *) die "--suite must be rmi, serial or all, got '$SUITE'" ;; esac
+case "$SUITE" in rmi) SUITES=(rmi) ;; serial) SUITES=(serial) ;; jmx) SUITES=(jmx) ;; all) SUITES=(rmi serial jmx) ;;
+    *) die "--suite must be rmi, serial, jmx or all, got '$SUITE'" ;; esac
 case "$JDKS_ARG" in all) JDKS=(17 25) ;; *) JDKS=("$JDKS_ARG") ;; esac
 [[ "$CONC" =~ ^[1-9][0-9]*$ ]] || die "--conc must be a positive whole number, got '$CONC'"
 [[ "$TIMEOUT_FACTOR" =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--timeout-factor must be a number, got '$TIMEOUT_FACTOR'"
@@ -179,11 +184,12 @@ done
 # Test paths per suite: the suite's folders, or the given paths sorted into suites.
 declare -A SUITE_PATHS=()
 if [[ ${#PATHS[@]} -eq 0 ]]; then
-    SUITE_PATHS[rmi]="${RMI_DIRS[*]}"; SUITE_PATHS[serial]="${SERIAL_DIRS[*]}"
+    SUITE_PATHS[rmi]="${RMI_DIRS[*]}"; SUITE_PATHS[serial]="${SERIAL_DIRS[*]}"; SUITE_PATHS[jmx]="${JMX_DIRS[*]}"
 else
     for p in "${PATHS[@]}"; do
         if [[ "$SUITE" != all ]]; then s="$SUITE"
         elif [[ "$p" == java/rmi* || "$p" == sun/rmi* ]]; then s=rmi
+        elif [[ "$p" == javax/management* ]]; then s=jmx
         else s=serial; fi
         SUITE_PATHS[$s]="${SUITE_PATHS[$s]:-} $p"
     done
@@ -365,7 +371,8 @@ check_libraries() {
             esac
             [[ -e "$lib" ]] || say "  note: $file: @library $lib is not in the cached tree"
         done
-    done < <(grep -rl '@library' "$tree/test/jdk/java/rmi" "$tree/test/jdk/sun/rmi" "$tree/test/jdk/java/io" 2>/dev/null)
+    done < <(grep -rl '@library' "$tree/test/jdk/java/rmi" "$tree/test/jdk/sun/rmi" "$tree/test/jdk/java/io" \
+        "$tree/test/jdk/javax/management" 2>/dev/null)
     return 0
 }
 # test_tree V: the cached test tree for JDK V (fetched when missing); sets TREE_SRC[V].
@@ -384,7 +391,7 @@ prepare_tree() {
         got="$(fetch_tree "$v" "$ver" "$dir/tree")" \
             || die "could not fetch the OpenJDK $v test sources: no version of openjdk-$v (nor $((v + 1)) or $((v - 1))) was served by $DEBIAN_MIRROR (see the lines above); give an OpenJDK source tree with --src $v=DIR"
         # TEST.groups names folders that are not extracted; jtreg refuses such a groups file.
-        printf '# Replaced by %s: the conformance cache holds only the RMI and serialization tests.\n' "$PROG" \
+        printf '# Replaced by %s: the conformance cache holds only the RMI, serialization and JMX tests.\n' "$PROG" \
             >"$dir/tree/test/jdk/TEST.groups"
         check_libraries "$dir/tree"
         printf 'layout=%s\nsource=%s\nfor=%s\n' "$LAYOUT" "$got" "$ver" >"$dir/.complete"
@@ -498,8 +505,8 @@ if [[ -n "$KNOWN_FILE" ]]; then
         line="${line%%$'\r'}"
         [[ -z "${line//[[:space:]]/}" || "$line" =~ ^[[:space:]]*# ]] && continue
         read -r kj ks kt reason <<<"$line"
-        [[ "$kj" =~ ^(17|25|all)$ && "$ks" =~ ^(rmi|serial)$ && -n "$kt" && -n "$reason" ]] \
-            || die "$KNOWN_FILE line $n: expected '<17|25|all> <rmi|serial> <test path> <reason>'"
+        [[ "$kj" =~ ^(17|25|all)$ && "$ks" =~ ^(rmi|serial|jmx)$ && -n "$kt" && -n "$reason" ]] \
+            || die "$KNOWN_FILE line $n: expected '<17|25|all> <rmi|serial|jmx> <test path> <reason>'"
         KNOWN["$kj $ks ${kt#test/jdk/}"]="$reason"
     done <"$KNOWN_FILE"
 fi
@@ -574,7 +581,7 @@ run_jtreg() {
         javaopts=("-javaoption:-javaagent:$AGENT")
         [[ "$suite" = serial ]] && javaopts+=("-javaoption:-Dremora.oos=fast")
     fi
-    [[ "$suite" = rmi ]] && wait_port_1099
+    [[ "$suite" = serial ]] || wait_port_1099 # rmi and jmx tests may use the default registry port
     mkdir -p "$dir"
     args=(-jdk:"${JDK_HOME[$v]}" -agentvm -conc:"$CONC" -timeoutFactor:"$TIMEOUT_FACTOR" -verbose:summary
           -exclude:"$tree/test/jdk/ProblemList.txt" -w:"$dir/work" -r:"$dir/report"
