@@ -95,14 +95,22 @@ static void on_segv(int sig, siginfo_t *info, void *ctx) {
     segv_seen++;
 }
 
+/* Whether SIGSEGV's handler is another than the process's own (on_segv). */
+static int segv_not_ours(void) {
+    struct sigaction now;
+    return sigaction(SIGSEGV, NULL, &now) == 0 && now.sa_sigaction != on_segv;
+}
+
 /*
  * Watches, as rf_open runs, for a moment when the new region exists while SIGSEGV is not the process's own handler
- * (the JVM's, here on_segv); then raises SIGSEGV, as a JVM thread at a safepoint poll does at any moment.
+ * (the JVM's, here on_segv); then raises SIGSEGV, as a JVM thread at a safepoint poll does at any moment. The handler
+ * is read before and after the region is seen: within one rf_open it changes to libfabric's and back once, so a
+ * region seen between two reads that both found libfabric's existed under it. One read before only could see the
+ * region made after the handler was put back (the watcher preempted between its two looks: CI failed so once).
  */
 static void *window_watch_main(void *p) {
     while (!watch_stop) {
-        struct sigaction now;
-        if (sigaction(SIGSEGV, NULL, &now) == 0 && now.sa_sigaction != on_segv && access(first_region, F_OK) == 0) {
+        if (segv_not_ours() && access(first_region, F_OK) == 0 && segv_not_ours()) {
             window_seen = 1;
             raise(SIGSEGV);
             return NULL;
