@@ -197,6 +197,7 @@ public final class Installer {
                         config.integer(Property.FABRIC_UPGRADE_AFTER))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
+                .socketUnix(config.flag(Property.SOCKET_UNIX), null)
                 .faultSerializer("serializer".equals(config.get(Property.DEBUG_FAULTS)))
                 .faultSend("send".equals(config.get(Property.DEBUG_FAULTS)))
                 .serializer("jdk".equals(config.get(Property.SERIALIZER))
@@ -287,7 +288,8 @@ public final class Installer {
 
                     @Override
                     public void linked(String technology, String what) {
-                        ("fabric".equals(technology) ? stats.linksFabric : stats.linksSocket).increment();
+                        ("fabric".equals(technology) ? stats.linksFabric : "unix".equals(technology) ? stats.linksUnix
+                                : stats.linksSocket).increment();
                         Log.debug(what);
                     }
 

@@ -226,11 +226,39 @@ class AgentIT {
         assertEquals(expectedCalls(r.clientOut) - 1, r.client.stat("calls_remora"), r.client::describe);
         // the connection that failed, its replacement, and the one the server's callbacks came in on; and a spare
         // for each of the session's pool threads that called while the others were in calls (remora.connections)
-        long sockets = r.client.stat("links_socket");
+        long sockets = r.client.stat("links_unix"); // one host: the socket transport on Unix domain sockets
         assertTrue(sockets >= 3 && sockets <= 6, r.client::describe);
+        assertEquals(0, r.client.stat("links_socket"), r.client::describe);
         // the server read the head of a frame and then the end of its connection: nothing to report
         assertEquals(List.of(), r.server.stderr().lines().filter(l -> !l.startsWith("[remora] stats"))
                 .collect(java.util.stream.Collectors.toList()), r.server::describe);
+    }
+
+    /**
+     * Between two JVMs of one host the socket transport runs on a Unix domain socket, and on loopback TCP with
+     * remora.socket.unix=false; the same results either way, and nothing said.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void oneHostsSocketTransportTakesAUnixDomainSocketUnlessTurnedOff(Jdk jdk) throws Exception {
+        List<String> expected = vanilla(jdk);
+        Run unix = run(jdk, agent("-Dremora.transport=socket"), agent("-Dremora.transport=socket"));
+        Run tcp = run(jdk, agent("-Dremora.transport=socket", "-Dremora.socket.unix=false"),
+                agent("-Dremora.transport=socket", "-Dremora.socket.unix=false"));
+        for (Run r : List.of(unix, tcp)) {
+            assertEquals(expected, r.clientOut);
+            assertEquals(expectedCalls(r.clientOut), r.client.stat("calls_remora"), r.client::describe);
+            for (Jvm j : List.of(r.client, r.server)) {
+                assertEquals(0, j.stat("fallbacks"), j::describe);
+                assertEquals(List.of(), j.stderr().lines().filter(l -> !l.startsWith("[remora] stats"))
+                        .collect(java.util.stream.Collectors.toList()), j::describe);
+            }
+        }
+        assertTrue(unix.client.stat("links_unix") >= 1, unix.client::describe);
+        assertEquals(0, unix.client.stat("links_socket"), unix.client::describe);
+        assertTrue(tcp.client.stat("links_socket") >= 1, tcp.client::describe);
+        assertEquals(0, tcp.client.stat("links_unix"), tcp.client::describe);
+        assertEquals(unix.client.stat("links_unix"), unix.server.stat("links_unix"), unix.server::describe);
     }
 
     /** What a JVM says, once, when it leaves a call whose frame did not leave whole (remora.debug.faults=send). */

@@ -5,6 +5,7 @@ import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.SendFaults;
 import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.transport.UnixTechnology;
 import dev.remora.rmi.transport.Technology;
 import dev.remora.rmi.transport.fabric.FabricLink;
 import dev.remora.rmi.transport.fabric.FabricTechnology;
@@ -81,16 +82,22 @@ public final class RemoraRouter implements CallRouter {
         if (options.faultSend) {
             SendFaults.enable();
         }
-        Technology socket = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
+        SocketTechnology tcp = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
+        // in order of preference, last best: a Unix domain socket where both JVMs share a host, then fabric
+        Technology socket = !options.socketUnix ? tcp : new UnixTechnology(tcp, options.maxFrameBytes,
+                options.socketSpinNanos, options.connectTimeoutMillis, options.listener, options.socketUnixDir != null
+                ? options.socketUnixDir : UnixTechnology.defaultDirectory());
+        Technology[] sockets = socket == tcp ? new Technology[] {tcp} : new Technology[] {tcp, socket};
         if (options.transport == RouterOptions.Transport.SOCKET) {
-            this.technologies = new Technology[] {socket};
+            this.technologies = sockets;
         } else {
             FabricTechnology fabric = new FabricTechnology(new FabricTechnology.Settings(
                     options.transport == RouterOptions.Transport.FABRIC, options.nativeEnabled,
                     options.fabricProvider, options.fabric, options.fabricSleepNanos,
                     options.maxFrameBytes, options.connectTimeoutMillis, options.listener)
-                    .withSharedRings(options.fabricShared), socket);
-            this.technologies = new Technology[] {socket, fabric};
+                    .withSharedRings(options.fabricShared), tcp);
+            this.technologies = java.util.Arrays.copyOf(sockets, sockets.length + 1);
+            this.technologies[sockets.length] = fabric;
             // with auto and remora.fabric.upgrade, libfabric loads only for a busy connection (RemoteEndpoint)
             if (options.fabricPrewarm && !upgrades(options)) {
                 fabric.prewarm();
@@ -648,9 +655,8 @@ public final class RemoraRouter implements CallRouter {
             int offered = head[6];
             short version = FrameBuffer.getShort(head, 4);
             Technology chosen = null;
-            for (Technology t : technologies) {
-                if (version == Frame.VERSION && (offered & t.bit()) != 0 && t.available()
-                        && (chosen == null || t.bit() > chosen.bit())) {
+            for (Technology t : technologies) { // the last both have: the best
+                if (version == Frame.VERSION && (offered & t.bit()) != 0 && t.available()) {
                     chosen = t;
                 }
             }
@@ -672,9 +678,8 @@ public final class RemoraRouter implements CallRouter {
                 return null;
             }
             link = chosen.open(socket, false);
-            options.listener.linked(link instanceof FabricLink ? "fabric" : "socket", "Remora connection from "
-                    + link.peer() + " over " + (link instanceof FabricLink ? "fabric (" + ((FabricLink) link).provider()
-                    + ")" : "its socket transport"));
+            options.listener.linked(Technology.kind(link), "Remora connection from " + link.peer() + " over "
+                    + Technology.describe(link));
         } catch (IOException e) {
             socket.close();
             return null;

@@ -249,29 +249,37 @@ final class RemoteEndpoint {
 
     /** A second connection that offers {@code t}: null unless the server chose it (then closed at once). */
     private ClientConnection upgrade(Technology t) {
-        return another(t, ", replacing its socket connection", "moving the connection to " + host + ":" + port
+        return another(t.bit(), ", replacing its socket connection", "moving the connection to " + host + ":" + port
                 + " to " + t.name() + " failed, it stays on its socket");
     }
 
     /**
-     * Another connection to this endpoint offering {@code t} alone: null unless the server chose it (then closed at
-     * once); {@code how} ends the line that tells the listener of it, {@code failed} the debug line of a failure.
+     * Another connection to this endpoint offering those of the technologies {@code offered} worth offering to it:
+     * null unless the server chose one (then closed at once); {@code how} ends the line that tells the listener of it, {@code failed} the debug line
+     * of a failure.
      */
-    private ClientConnection another(Technology t, String how, String failed) {
+    private ClientConnection another(int offered, String how, String failed) {
         Socket s = new Socket();
         try {
             s.setTcpNoDelay(true);
             s.connect(new InetSocketAddress(host, port), options.connectTimeoutMillis);
             s.setSoTimeout(helloWaitMillis());
-            byte[] answer = hello(s, t.bit());
+            for (Technology t : technologies) {
+                if ((offered & t.bit()) != 0 && t.bit() != Frame.TECH_SOCKET && !t.worthOffering(s)) {
+                    offered &= ~t.bit();
+                }
+            }
+            byte[] answer = hello(s, offered);
             if (FrameBuffer.getInt(answer, 0) != Frame.MAGIC || FrameBuffer.getShort(answer, 4) != Frame.VERSION) {
                 throw new IOException("unexpected answer to the hello");
             }
-            if (answer[6] != t.bit()) {
-                close(s);
-                return null;
+            for (Technology t : technologies) {
+                if (answer[6] != 0 && answer[6] == t.bit() && (offered & t.bit()) != 0) {
+                    return connect(t, s, how);
+                }
             }
-            return connect(t, s, how);
+            close(s);
+            return null;
         } catch (IOException | RuntimeException e) {
             close(s);
             options.listener.debug(failed + ": " + e);
@@ -312,13 +320,14 @@ final class RemoteEndpoint {
                 startReaper();
             }
         }
-        ClientConnection x = null;
+        int offered = 0; // the socket technology, and a Unix domain socket where the first connection may have one
         for (Technology t : technologies) {
-            if (t instanceof dev.remora.rmi.transport.SocketTechnology) {
-                x = another(t, " for concurrent calls", "another connection to " + host + ":" + port
-                        + " for concurrent calls failed, they share the first");
+            if (t.bit() == Frame.TECH_SOCKET || t.bit() == Frame.TECH_UNIX) {
+                offered |= t.bit();
             }
         }
+        ClientConnection x = another(offered, " for concurrent calls", "another connection to " + host + ":" + port
+                + " for concurrent calls failed, they share the first");
         if (x == null) {
             synchronized (spareLock) {
                 sparesOpen--;
@@ -418,9 +427,8 @@ final class RemoteEndpoint {
     /** The connection over technology {@code t} on the negotiated socket {@code s}, told to the listener. */
     private ClientConnection connect(Technology t, Socket s, String how) throws IOException {
         Link link = t.open(s, true);
-        options.listener.linked(link instanceof FabricLink ? "fabric" : "socket", "Remora connection to "
-                + link.peer() + " over " + (link instanceof FabricLink ? "fabric ("
-                + ((FabricLink) link).provider() + ")" : "its socket transport") + how);
+        options.listener.linked(Technology.kind(link), "Remora connection to " + link.peer() + " over "
+                + Technology.describe(link) + how);
         return new ClientConnection(link, options);
     }
 

@@ -45,6 +45,8 @@ public final class RouterOptions {
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
+    boolean socketUnix = true;
+    java.nio.file.Path socketUnixDir;
     boolean faultSerializer;
     boolean faultSend;
     Serializer serializer = Serializer.FAST;
@@ -230,6 +232,16 @@ public final class RouterOptions {
     /** remora.socket.spin: nanoseconds a socket receiver polls (yielding the CPU) before it blocks in read; 0 = never. */
     public RouterOptions socketSpinNanos(long nanos) {
         socketSpinNanos = Math.max(0, nanos);
+        return this;
+    }
+
+    /**
+     * remora.socket.unix: a Unix domain socket instead of TCP between two JVMs of one host (the socket transport);
+     * {@code dir}, where a server binds them (null: {@code java.io.tmpdir/remora-USER}).
+     */
+    public RouterOptions socketUnix(boolean on, java.nio.file.Path dir) {
+        socketUnix = on;
+        socketUnixDir = dir;
         return this;
     }
 

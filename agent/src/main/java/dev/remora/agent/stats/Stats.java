@@ -40,6 +40,7 @@ public final class Stats {
     /** Remora connections by the technology chosen for them (remora.transport=auto picks per peer). */
     public final LongAdder linksFabric = new LongAdder();
     public final LongAdder linksSocket = new LongAdder();
+    public final LongAdder linksUnix = new LongAdder();
     /** Connections opened over sockets while libfabric was starting that moved to fabric (remora.fabric.upgrade). */
     public final LongAdder linksUpgraded = new LongAdder();
     /**
@@ -129,6 +130,7 @@ public final class Stats {
         m.put("dispatch_handoffs", handoffs.sum());
         m.put("links_fabric", linksFabric.sum());
         m.put("links_socket", linksSocket.sum());
+        m.put("links_unix", linksUnix.sum());
         m.put("links_upgraded", linksUpgraded.sum());
         java.util.function.LongSupplier lost = spinsLost;
         m.put("spins_lost", lost == null ? 0 : lost.getAsLong());

@@ -75,7 +75,7 @@ class AsyncIT {
                 client::describe);
         assertEquals(8 * 300 + 1, client.stat("oneway_calls"), client::describe);
         assertEquals(1 + 10, client.stat("future_calls"), client::describe);
-        assertEquals(1, client.stat("links_fabric") + client.stat("links_socket"), client::describe);
+        assertEquals(1, client.stat("links_fabric") + client.stat("links_unix"), client::describe);
         assertFalse(client.stderr().contains("one-way candidate"), client::describe); // add is declared
         long runs = client.stat("oneway_batches"); // one-way calls leave in runs over either transport
         assertTrue(runs > 0 && runs < 8 * 300, () -> runs + " runs\n" + client.describe());
@@ -181,7 +181,7 @@ class AsyncIT {
         assertEquals(2, client.stat("fallbacks"), client::describe);
         // add(0, 0) and add(0, 2) are the first calls on their connections, synchronous until the reply declares add
         assertEquals(47, client.stat("oneway_calls"), client::describe);
-        assertEquals(3, client.stat("links_socket"), client::describe);
+        assertEquals(3, client.stat("links_unix"), client::describe);
         assertEquals(0, client.stat("oneway_unconfirmed"), client::describe);
     }
 

@@ -12,7 +12,8 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 
 /**
- * {@link Link} over a TCP socket. Reads through its own buffer so that a small frame costs one {@code read} system
+ * {@link Link} over a byte stream: a TCP socket, or a Unix domain socket between two JVMs of one host
+ * ({@link UnixTechnology}). Reads through its own buffer so that a small frame costs one {@code read} system
  * call; each frame is sent with one {@code write}. No allocation per frame.
  *
  * <p>Waiting for a frame spins, then blocks: for up to {@code spinNanos} the receiver asks the kernel how many bytes
@@ -23,9 +24,7 @@ import java.net.SocketTimeoutException;
  * blocks at once, as JRMP does.
  */
 final class SocketLink implements Link {
-    private final Socket socket;
-    private final InputStream in;
-    private final OutputStream out;
+    private final Bytes bytes;
     private final Object sendLock = new Object();
     private final int maxFrame;
     private final long spinNanos;
@@ -110,16 +109,90 @@ final class SocketLink implements Link {
 
     /** {@code forever}: the read timeout that stands for none (tests shorten it). */
     SocketLink(Socket socket, int maxFrame, long spinNanos, int forever) throws IOException {
-        this.socket = socket;
+        this(new TcpBytes(socket), socket.getInetAddress().getHostAddress() + ":" + socket.getPort(), maxFrame,
+                spinNanos, forever);
+        socket.setTcpNoDelay(true);
+    }
+
+    /** {@code peer}: how messages name the other end. */
+    SocketLink(Bytes bytes, String peer, int maxFrame, long spinNanos, int forever) throws IOException {
+        this.bytes = bytes;
         this.forever = forever;
         this.soTimeout = forever;
         this.maxFrame = maxFrame;
         this.spinNanos = spinNanos;
-        socket.setTcpNoDelay(true);
-        socket.setSoTimeout(forever);
-        this.in = socket.getInputStream();
-        this.out = socket.getOutputStream();
-        this.peer = socket.getInetAddress().getHostAddress() + ":" + socket.getPort();
+        bytes.timeout(forever);
+        this.peer = peer;
+    }
+
+    /**
+     * The byte stream under a link: reads and writes of a connected socket, reads timed by {@link #timeout}. Reads
+     * come from one thread at a time, writes from one thread at a time (the link's send lock), the two at once.
+     */
+    abstract static class Bytes {
+        /** As {@link InputStream#read(byte[], int, int)}; a {@link SocketTimeoutException} once the timeout passed. */
+        abstract int read(byte[] b, int off, int len) throws IOException;
+
+        /** Whether bytes wait to be read (or the stream ended or failed: the read that follows says which). */
+        abstract boolean ready() throws IOException;
+
+        /** Writes all of it. */
+        abstract void write(byte[] b, int off, int len) throws IOException;
+
+        /** The timeout of the reads that follow, in ms ({@link Link#READ_FOREVER_MILLIS}: none to speak of). */
+        abstract void timeout(int millis) throws IOException;
+
+        abstract void close() throws IOException;
+
+        abstract boolean isClosed();
+    }
+
+    /** A TCP socket's streams (the JDK's {@code NioSocketImpl}: reads timed by {@code SO_TIMEOUT}). */
+    private static final class TcpBytes extends Bytes {
+        private final Socket socket;
+        private final InputStream in;
+        private final OutputStream out;
+
+        TcpBytes(Socket socket) throws IOException {
+            this.socket = socket;
+            this.in = socket.getInputStream();
+            this.out = socket.getOutputStream();
+        }
+
+        @Override
+        int read(byte[] b, int off, int len) throws IOException {
+            return in.read(b, off, len);
+        }
+
+        @Override
+        boolean ready() throws IOException {
+            return in.available() > 0;
+        }
+
+        @Override
+        void write(byte[] b, int off, int len) throws IOException {
+            out.write(b, off, len);
+        }
+
+        @Override
+        void timeout(int millis) throws IOException {
+            socket.setSoTimeout(millis);
+        }
+
+        @Override
+        void close() throws IOException {
+            socket.close();
+        }
+
+        @Override
+        boolean isClosed() {
+            return socket.isClosed();
+        }
+    }
+
+    /** Whether the link runs over a Unix domain socket ({@link UnixTechnology}) rather than TCP. */
+    boolean overUnixSocket() {
+        return bytes instanceof UnixTechnology.UnixBytes;
     }
 
     @Override
@@ -135,16 +208,15 @@ final class SocketLink implements Link {
             }
             synchronized (sendLock) {
                 if (SendFaults.due(frame)) {
-                    out.write(frame.array(), 0, Frame.HEADER); // the head alone: the peer waits for the rest
-                    out.flush();
+                    bytes.write(frame.array(), 0, Frame.HEADER); // the head alone: the peer waits for the rest
                     throw SendFaults.fault();
                 }
                 FrameBuffer map = frame.tailLength() >= FrameMap.MIN_APART ? FrameMap.of(frame, MAP_ARRAYS, false, APART_NUMBERS)
                         : null;
                 if (map != null) { // its large arrays: the peer reads them straight into arrays of their own
-                    out.write(map.array(), 0, map.length());
+                    bytes.write(map.array(), 0, map.length());
                 }
-                out.write(frame.array(), 0, frame.length());
+                bytes.write(frame.array(), 0, frame.length());
                 if (frame.tailLength() > 0) {
                     writeTail(frame.tail());
                 }
@@ -165,7 +237,7 @@ final class SocketLink implements Link {
             int off = t.pieceOffset(i);
             int len = t.pieceLength(i);
             if (a instanceof byte[]) {
-                out.write((byte[]) a, off, len);
+                bytes.write((byte[]) a, off, len);
                 continue;
             }
             byte[] s = scratch;
@@ -175,7 +247,7 @@ final class SocketLink implements Link {
             for (int done = 0; done < len; ) {
                 int n = Math.min(len - done, s.length);
                 RemoraObjectOutput.copyPiece(a, off + done, s, 0, n);
-                out.write(s, 0, n);
+                bytes.write(s, 0, n);
                 done += n;
             }
         }
@@ -321,7 +393,7 @@ final class SocketLink implements Link {
 
     private boolean bytesWaiting() {
         try {
-            return in.available() > 0;
+            return bytes.ready();
         } catch (IOException e) {
             return true; // the read that follows reports it
         }
@@ -379,7 +451,7 @@ final class SocketLink implements Link {
         int k;
         while (true) {
             try {
-                k = in.read(b, off, len);
+                k = bytes.read(b, off, len);
                 break;
             } catch (SocketTimeoutException e) {
                 if (soTimeout != forever) {
@@ -403,7 +475,7 @@ final class SocketLink implements Link {
             millis = forever;
         }
         if (millis != soTimeout) {
-            socket.setSoTimeout(millis);
+            bytes.timeout(millis);
             soTimeout = millis;
         }
     }
@@ -422,7 +494,7 @@ final class SocketLink implements Link {
                 rpos = 0;
                 rlim = 0;
             }
-            int k = in.read(rbuf, rlim, rbuf.length - rlim);
+            int k = bytes.read(rbuf, rlim, rbuf.length - rlim);
             if (k < 0) {
                 close();
                 return false;
@@ -439,7 +511,7 @@ final class SocketLink implements Link {
 
     @Override
     public boolean isOpen() {
-        return open && !socket.isClosed();
+        return open && !bytes.isClosed();
     }
 
     @Override
@@ -451,7 +523,7 @@ final class SocketLink implements Link {
     public void close() {
         open = false;
         try {
-            socket.close();
+            bytes.close();
         } catch (IOException ignored) {
             // closing anyway
         }

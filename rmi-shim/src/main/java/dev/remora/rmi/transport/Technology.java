@@ -48,4 +48,31 @@ public interface Technology {
     /** The JVM is exiting: see {@link dev.remora.rmi.CallRouter#exiting()}. Must not block. */
     default void exiting() {
     }
+
+    /**
+     * Whether the peer of {@code socket} runs on this host, as far as its addresses tell: a loopback address, or the
+     * peer's address is this side's own. Exact for loopback and for a host talking to its own address; two hosts
+     * whose addresses differ are never taken for one.
+     */
+    static boolean sameHost(Socket socket) {
+        java.net.InetAddress remote = socket.getInetAddress();
+        java.net.InetAddress local = socket.getLocalAddress();
+        return remote != null && (remote.isLoopbackAddress() || remote.equals(local));
+    }
+
+    /** What runs under {@code link}, for the statistics: "fabric", "unix" or "socket". */
+    static String kind(Link link) {
+        if (link instanceof dev.remora.rmi.transport.fabric.FabricLink) {
+            return "fabric";
+        }
+        return link instanceof SocketLink && ((SocketLink) link).overUnixSocket() ? "unix" : "socket";
+    }
+
+    /** What runs under {@code link}, for the log. */
+    static String describe(Link link) {
+        if (link instanceof dev.remora.rmi.transport.fabric.FabricLink) {
+            return "fabric (" + ((dev.remora.rmi.transport.fabric.FabricLink) link).provider() + ")";
+        }
+        return "unix".equals(kind(link)) ? "its socket transport, on a Unix domain socket" : "its socket transport";
+    }
 }

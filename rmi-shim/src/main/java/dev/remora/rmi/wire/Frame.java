@@ -101,6 +101,8 @@ public final class Frame {
     /** Technology bits of the hello. */
     public static final int TECH_SOCKET = 1;
     public static final int TECH_FABRIC = 2;
+    /** A Unix domain socket between two JVMs of one host; preferred to TCP, not to fabric (the router's order). */
+    public static final int TECH_UNIX = 4;
 
     private Frame() {
     }

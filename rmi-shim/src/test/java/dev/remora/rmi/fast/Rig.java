@@ -100,8 +100,12 @@ final class Rig implements AutoCloseable {
                 note("oneway-unconfirmed", message);
             }
         };
-        client = new RemoraRouter(clientOptions.listener(l).transport(RouterOptions.Transport.SOCKET));
-        server = new RemoraRouter(serverOptions.listener(l).transport(RouterOptions.Transport.SOCKET));
+        // on TCP (not a Unix domain socket, as two routers of one host would take): the server's accepted sockets are
+        // the tests' handle on its connections (dropConnections, accepted)
+        client = new RemoraRouter(clientOptions.listener(l).transport(RouterOptions.Transport.SOCKET)
+                .socketUnix(false, null));
+        server = new RemoraRouter(serverOptions.listener(l).transport(RouterOptions.Transport.SOCKET)
+                .socketUnix(false, null));
         ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         acceptor = new Thread(this::acceptLoop, "rig-accept");
         acceptor.setDaemon(true);

@@ -31,9 +31,16 @@ class SocketLinkTest {
 
     @BeforeEach
     void pair() throws IOException {
+        Socket[] p = loopbackPair();
+        a = p[0];
+        b = p[1];
+    }
+
+    /** Two ends of a loopback TCP connection: {connecting, accepted}. */
+    static Socket[] loopbackPair() throws IOException {
         try (ServerSocket ss = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            a = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
-            b = ss.accept();
+            Socket a = new Socket(InetAddress.getLoopbackAddress(), ss.getLocalPort());
+            return new Socket[] {a, ss.accept()};
         }
     }
 
@@ -43,7 +50,8 @@ class SocketLinkTest {
         b.close();
     }
 
-    private static FrameBuffer frame(byte kind, int callId, int payload) {
+    /** A frame of {@code kind} whose payload is the bytes 0, 1, 2, ... */
+    static FrameBuffer frame(byte kind, int callId, int payload) {
         FrameBuffer f = new FrameBuffer(64);
         Frame.begin(f, kind, (byte) 0, callId);
         for (int i = 0; i < payload; i++) {

@@ -11,7 +11,6 @@ import dev.remora.rmi.wire.Frame;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
@@ -589,10 +588,8 @@ public final class FabricTechnology implements Technology {
         }
     }
 
-    /** Both ends on this host: the peer is a loopback address or this side's own address of the connection. */
+    /** Both ends on this host: see {@link Technology#sameHost}. */
     static boolean sameHost(Socket socket) {
-        InetAddress remote = socket.getInetAddress();
-        InetAddress local = socket.getLocalAddress();
-        return remote != null && (remote.isLoopbackAddress() || remote.equals(local));
+        return Technology.sameHost(socket);
     }
 }
