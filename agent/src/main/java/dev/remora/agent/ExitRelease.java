@@ -116,7 +116,7 @@ final class ExitRelease implements Runnable {
 
     private void release() {
         long start = System.nanoTime();
-        int listeners = 0, connections = 0;
+        int listeners = 0, connections = 0, links = 0;
         try {
             for (Object transport : (Collection<?>) allKnownTransports.invoke(null)) {
                 ServerSocket s = (ServerSocket) server.get(transport);
@@ -143,13 +143,13 @@ final class ExitRelease implements Runnable {
             }
         }
         try {
-            router.exiting(); // Remora's own links: fabric receives and liveness watchers
+            links = router.exiting(); // Remora's own links: fabric receives and liveness watchers, Unix domain sockets
         } catch (Throwable t) {
             // as above
         }
         if (Log.debugEnabled()) {
-            Log.debug("exit: closed " + listeners + " listening socket(s), shut " + connections + " connection(s) in "
-                    + (System.nanoTime() - start) / 1000 + " us");
+            Log.debug("exit: closed " + listeners + " listening socket(s), shut " + connections + " connection(s),"
+                    + " released " + links + " Remora link(s) in " + (System.nanoTime() - start) / 1000 + " us");
         }
     }
 }

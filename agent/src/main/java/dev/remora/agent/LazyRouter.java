@@ -88,11 +88,9 @@ final class LazyRouter implements CallRouter {
     }
 
     @Override
-    public void exiting() {
+    public int exiting() {
         CallRouter r = router;
-        if (r != null) { // not made: no connection to release
-            r.exiting();
-        }
+        return r == null ? 0 : r.exiting(); // not made: no connection to release
     }
 
     @Override

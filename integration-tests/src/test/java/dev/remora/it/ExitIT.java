@@ -52,6 +52,32 @@ class ExitIT {
         assertTrue(Integer.parseInt(m.group(2)) >= 1, () -> "this JVM's connection\n" + server.describe());
     }
 
+    /**
+     * A Remora client (on one host: a Unix domain socket) leaves its connection idle; the server's exit releases the
+     * link its server thread waits on, and the client goes on until told to stop.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void theHookReleasesRemorasOwnIdleLinks(Jdk jdk) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, List.of(Jvm.javaagent(null), "-Dremora.log=debug", "-Dremora.stats=true",
+                "-Dremora.transport=socket"), ExitServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            try (Jvm client = Jvm.start(jdk, List.of(Jvm.javaagent(null), "-Dremora.stats=true",
+                    "-Dremora.transport=socket"), dev.remora.it.app.IdleClient.class.getName(), String.valueOf(port))) {
+                client.awaitLine("CALLED 5", 60);
+                server.send("exit");
+                assertEquals(3, server.waitFor(30), server::describe);
+                Matcher m = Pattern.compile("released (\\d+) Remora link\\(s\\)").matcher(server.stderr());
+                assertTrue(m.find(), () -> "no exit line\n" + server.describe());
+                assertTrue(Integer.parseInt(m.group(1)) >= 1, () -> "the client's link\n" + server.describe());
+                assertTrue(server.stat("links_unix") >= 1, server::describe);
+                client.send("stop");
+                assertEquals(0, client.waitFor(30), client::describe);
+            }
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(Jdk.class)
     void anExitPrintsNothingAndCanBeTurnedOff(Jdk jdk) throws Exception {

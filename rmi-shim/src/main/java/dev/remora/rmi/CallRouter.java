@@ -46,8 +46,11 @@ public interface CallRouter {
     /**
      * The JVM is exiting and the application's shutdown hooks have run: gets this router's threads out of native
      * waits, so the JVM need not wait for them. Must not block.
+     *
+     * @return how many of Remora's own links it released
      */
-    default void exiting() {
+    default int exiting() {
+        return 0;
     }
 
     /** Leaves everything to JRMP. */

@@ -576,10 +576,12 @@ public final class RemoraRouter implements CallRouter {
     }
 
     @Override
-    public void exiting() {
+    public int exiting() {
+        int n = 0;
         for (Technology t : technologies) {
-            t.exiting();
+            n += t.exiting();
         }
+        return n;
     }
 
     @Override

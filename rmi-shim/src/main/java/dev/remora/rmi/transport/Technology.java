@@ -45,8 +45,13 @@ public interface Technology {
      */
     Link open(Socket socket, boolean client) throws IOException;
 
-    /** The JVM is exiting: see {@link dev.remora.rmi.CallRouter#exiting()}. Must not block. */
-    default void exiting() {
+    /**
+     * The JVM is exiting: see {@link dev.remora.rmi.CallRouter#exiting()}. Must not block.
+     *
+     * @return how many links it released
+     */
+    default int exiting() {
+        return 0;
     }
 
     /**

@@ -292,14 +292,18 @@ public final class UnixTechnology implements Technology {
 
     /** At JVM exit: ends the reads of every live link (end of stream), so that no thread waits in native code. */
     @Override
-    public void exiting() {
+    public int exiting() {
         UnixBytes[] all;
         synchronized (live) {
             all = live.toArray(new UnixBytes[0]);
         }
+        int n = 0;
         for (UnixBytes b : all) {
-            b.shutdownInput();
+            if (b.shutdownInput()) {
+                n++;
+            }
         }
+        return n;
     }
 
     /**
@@ -441,11 +445,16 @@ public final class UnixTechnology implements Technology {
             return !ch.isOpen();
         }
 
-        void shutdownInput() {
+        /** Whether it was open: a waiting read then sees end of stream. */
+        boolean shutdownInput() {
+            if (closed) {
+                return false;
+            }
             try {
-                ch.shutdownInput(); // a waiting read sees end of stream
+                ch.shutdownInput();
+                return true;
             } catch (IOException | RuntimeException e) {
-                // closed meanwhile
+                return false; // closed meanwhile
             }
         }
     }

@@ -215,7 +215,7 @@ class UnixTechnologyTest {
         Link[] l = open(unix(0), server);
         Future<?> waiting = pool.submit(() -> receive(l[1], 0));
         Thread.sleep(100);
-        server.exiting();
+        assertEquals(1, server.exiting(), "one live link released");
         java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> waiting.get(5, TimeUnit.SECONDS));
         assertTrue(e.getCause() instanceof EOFException, String.valueOf(e.getCause()));

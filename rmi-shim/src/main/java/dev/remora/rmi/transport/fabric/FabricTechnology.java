@@ -165,8 +165,8 @@ public final class FabricTechnology implements Technology {
 
     /** Loads the native library on the first call (never at agent install); the answer is then cached. */
     @Override
-    public void exiting() {
-        FabricLink.releaseAllForExit();
+    public int exiting() {
+        return FabricLink.releaseAllForExit();
     }
 
     @Override
