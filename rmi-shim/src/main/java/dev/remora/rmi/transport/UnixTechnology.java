@@ -342,6 +342,9 @@ public final class UnixTechnology implements Technology {
 
         @Override
         int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) {
+                return 0;
+            }
             ByteBuffer bb = ByteBuffer.wrap(b, off, Math.min(len, CHUNK));
             int k = ch.read(bb);
             if (k != 0) {
@@ -349,25 +352,42 @@ public final class UnixTechnology implements Technology {
             }
             long deadline = timeoutMillis == Link.READ_FOREVER_MILLIS ? 0 : System.nanoTime()
                     + timeoutMillis * 1_000_000L;
-            while (true) {
-                long wait = 0; // forever
-                if (deadline != 0) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        throw new SocketTimeoutException("Read timed out");
+            boolean interrupted = false;
+            try {
+                while (true) {
+                    long wait = 0; // forever
+                    if (deadline != 0) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            throw new SocketTimeoutException("Read timed out");
+                        }
+                        wait = Math.max(1, left / 1_000_000L);
                     }
-                    wait = Math.max(1, left / 1_000_000L);
+                    interrupted |= await(reads, wait);
+                    k = ch.read(bb);
+                    if (k != 0) {
+                        return k;
+                    }
                 }
-                try {
-                    reads.select(IGNORE, wait);
-                } catch (ClosedSelectorException e) {
-                    throw new SocketException("Socket closed");
-                }
-                k = ch.read(bb);
-                if (k != 0) {
-                    return k;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
             }
+        }
+
+        /**
+         * Waits in {@code s} up to {@code millis} (0: no limit). A socket's read or write ignores interrupts, and so
+         * does this wait: a selector returns at once for an interrupted thread, so the interrupt is taken (and
+         * returned, for the caller to set again once done) rather than have the thread spin until its bytes come.
+         */
+        private static boolean await(Selector s, long millis) throws IOException {
+            try {
+                s.select(IGNORE, millis);
+            } catch (ClosedSelectorException e) {
+                throw new SocketException("Socket closed");
+            }
+            return Thread.interrupted();
         }
 
         @Override
@@ -381,20 +401,23 @@ public final class UnixTechnology implements Technology {
 
         @Override
         void write(byte[] b, int off, int len) throws IOException {
-            while (len > 0) {
-                int n = Math.min(len, CHUNK);
-                ByteBuffer bb = ByteBuffer.wrap(b, off, n);
-                while (bb.hasRemaining()) {
-                    if (ch.write(bb) == 0) {
-                        try {
-                            writeSelector().select(IGNORE, 0); // as a socket's write: until the peer reads, or the close
-                        } catch (ClosedSelectorException e) {
-                            throw new SocketException("Socket closed");
+            boolean interrupted = false;
+            try {
+                while (len > 0) {
+                    int n = Math.min(len, CHUNK);
+                    ByteBuffer bb = ByteBuffer.wrap(b, off, n);
+                    while (bb.hasRemaining()) {
+                        if (ch.write(bb) == 0) {
+                            interrupted |= await(writeSelector(), 0); // as a socket's write: until the peer reads
                         }
                     }
+                    off += n;
+                    len -= n;
                 }
-                off += n;
-                len -= n;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
 

@@ -168,6 +168,47 @@ class UnixTechnologyTest {
         assertTrue(l[1].isOpen());
     }
 
+    /**
+     * An interrupted thread's wait goes on as a socket read does (a selector would return at once for it, again and
+     * again): it takes next to no CPU, gets its frame, and keeps its interrupt. Likewise a sender waiting for room.
+     */
+    @Test
+    void anInterruptedThreadWaitsWithoutSpinningAndKeepsItsInterrupt() throws Exception {
+        Link[] l = open(unix(0), unix(0));
+        Future<?> late = pool.submit(() -> {
+            Thread.sleep(500);
+            l[0].send(frame(Frame.CALL, 41, 10));
+            return null;
+        });
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        Future<long[]> got = pool.submit(() -> {
+            Thread.currentThread().interrupt();
+            long cpu0 = mx.getCurrentThreadCpuTime();
+            FrameBuffer f = receive(l[1], 5000);
+            long cpu = mx.getCurrentThreadCpuTime() - cpu0;
+            return new long[] {FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID), cpu, Thread.interrupted() ? 1 : 0};
+        });
+        long[] r = got.get(10, TimeUnit.SECONDS);
+        late.get();
+        assertEquals(41, r[0]);
+        assertEquals(1, r[2], "the interrupt is kept");
+        assertTrue(r[1] < 200_000_000L, "a wait of 500 ms took " + r[1] / 1_000_000 + " ms of CPU");
+
+        Future<long[]> sending = pool.submit(() -> {
+            FrameBuffer big = frame(Frame.REPLY, 42, 3_000_000); // more than the socket holds
+            Thread.currentThread().interrupt();
+            long cpu0 = mx.getCurrentThreadCpuTime();
+            l[0].send(big); // the receiver reads it only after 500 ms
+            return new long[] {mx.getCurrentThreadCpuTime() - cpu0, Thread.interrupted() ? 1 : 0};
+        });
+        Thread.sleep(500);
+        FrameBuffer f = receive(l[1], 5000);
+        assertEquals(42, FrameBuffer.getInt(f.array(), Frame.OFF_CALL_ID));
+        long[] s = sending.get(10, TimeUnit.SECONDS);
+        assertEquals(1, s[1], "the interrupt is kept");
+        assertTrue(s[0] < 300_000_000L, "a send that waited 500 ms took " + s[0] / 1_000_000 + " ms of CPU");
+    }
+
     /** Closing a link wakes its reader, waiting without a timeout, and the peer reads the end of the connection. */
     @Test
     void closingALinkWakesItsReaderAndThePeerSeesTheEnd() throws Exception {
