@@ -255,8 +255,8 @@ final class RemoteEndpoint {
 
     /**
      * Another connection to this endpoint offering those of the technologies {@code offered} worth offering to it:
-     * null unless the server chose one (then closed at once); {@code how} ends the line that tells the listener of it, {@code failed} the debug line
-     * of a failure.
+     * null unless the server chose one (then closed at once); {@code how} ends the line that tells the listener of
+     * it, {@code failed} the debug line of a failure.
      */
     private ClientConnection another(int offered, String how, String failed) {
         Socket s = new Socket();

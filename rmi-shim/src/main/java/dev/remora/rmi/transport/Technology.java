@@ -14,7 +14,7 @@ public interface Technology {
     /** e.g. "socket", "fabric". */
     String name();
 
-    /** The bit of this technology in the hello ({@code Frame.TECH_*}); a higher bit is preferred. */
+    /** The bit of this technology in the hello ({@code Frame.TECH_*}); the router prefers by its own order. */
     int bit();
 
     /** Whether this JVM can use it now (a native library loaded, ...). */

@@ -56,7 +56,7 @@ public final class UnixTechnology implements Technology {
     private final int handshakeMillis;
     private final RouterListener listener;
     private final Path dir;
-    private final SecureRandom random = new SecureRandom();
+    private SecureRandom random; // made by the first server handshake: a client, or a JVM across hosts, needs none
     /** Links not closed yet, released at exit ({@link #exiting}). */
     private final Set<UnixBytes> live = Collections.synchronizedSet(
             Collections.newSetFromMap(new WeakHashMap<UnixBytes, Boolean>()));
@@ -136,8 +136,9 @@ public final class UnixTechnology implements Technology {
         byte[] token = new byte[TOKEN];
         try {
             ensureDirectory();
-            random.nextBytes(token);
-            path = dir.resolve("r" + Long.toHexString(random.nextLong() & Long.MAX_VALUE) + ".sock");
+            SecureRandom r = random();
+            r.nextBytes(token);
+            path = dir.resolve("r" + Long.toHexString(r.nextLong() & Long.MAX_VALUE) + ".sock");
             server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
             try {
                 server.bind(UnixDomainSocketAddress.of(path), 1);
@@ -193,6 +194,13 @@ public final class UnixTechnology implements Technology {
                 // the directory is this user's own; a stale name there is harmless
             }
         }
+    }
+
+    private synchronized SecureRandom random() {
+        if (random == null) {
+            random = new SecureRandom();
+        }
+        return random;
     }
 
     private static String checkToken(SocketChannel ch, byte[] token) throws IOException {
