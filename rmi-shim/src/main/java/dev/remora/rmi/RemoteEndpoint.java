@@ -265,7 +265,7 @@ final class RemoteEndpoint {
             s.connect(new InetSocketAddress(host, port), options.connectTimeoutMillis);
             s.setSoTimeout(helloWaitMillis());
             for (Technology t : technologies) {
-                if ((offered & t.bit()) != 0 && t.bit() != Frame.TECH_SOCKET && !t.worthOffering(s)) {
+                if ((offered & t.bit()) != 0 && !t.worthOffering(s)) {
                     offered &= ~t.bit();
                 }
             }
@@ -274,7 +274,7 @@ final class RemoteEndpoint {
                 throw new IOException("unexpected answer to the hello");
             }
             for (Technology t : technologies) {
-                if (answer[6] != 0 && answer[6] == t.bit() && (offered & t.bit()) != 0) {
+                if (answer[6] == t.bit() && (offered & t.bit()) != 0) {
                     return connect(t, s, how);
                 }
             }

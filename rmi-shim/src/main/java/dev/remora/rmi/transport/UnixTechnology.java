@@ -32,7 +32,7 @@ import java.util.function.Consumer;
 /**
  * Remora's frames over a Unix domain socket between two JVMs of one host (no libfabric there, or before
  * {@code remora.transport=auto} moves a busy connection to fabric): the same {@link SocketLink} framing, without
- * TCP's loopback path, which costs 5-6 µs more a round trip here (docs/transports.md, "The floor of any socket on
+ * TCP's loopback path, which cost 3-6 µs more a round trip here (docs/transports.md, "The floor of any socket on
  * one host").
  *
  * <p>Offered in the hello only to a peer judged to be on this host (the TCP connection's remote address is a loopback
@@ -290,7 +290,8 @@ public final class UnixTechnology implements Technology {
         }
         PosixFileAttributes a = Files.readAttributes(dir, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         Set<PosixFilePermission> p = a.permissions();
-        if (!a.isDirectory() || p.contains(PosixFilePermission.GROUP_WRITE) || p.contains(PosixFilePermission.GROUP_EXECUTE)
+        if (!a.isDirectory() || p.contains(PosixFilePermission.GROUP_WRITE)
+                || p.contains(PosixFilePermission.GROUP_EXECUTE)
                 || p.contains(PosixFilePermission.OTHERS_WRITE) || p.contains(PosixFilePermission.OTHERS_EXECUTE)) {
             throw new IOException(dir + " is not a directory only its owner may enter (" + (a.isDirectory()
                     ? PosixFilePermissions.toString(p) : "not a directory") + ", owner " + a.owner().getName()

@@ -143,7 +143,8 @@ class UnixTechnologyTest {
         try (var names = Files.list(tmp.resolve("remora-test"))) {
             assertEquals(0, names.count(), "the socket's name is gone once it is connected");
         }
-        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("remora-test"))));
+        assertEquals("rwx------",
+                PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("remora-test"))));
         assertEquals(List.of(), said);
         l[0].close();
         assertThrows(EOFException.class, () -> receive(l[1], 5000));

@@ -241,7 +241,7 @@ public final class FabricTechnology implements Technology {
      */
     @Override
     public boolean worthOffering(Socket socket) {
-        if (settings.requested || !"auto".equals(settings.provider) || (!hostsApart && sameHost(socket))) {
+        if (settings.requested || !"auto".equals(settings.provider) || (!hostsApart && Technology.sameHost(socket))) {
             return true;
         }
         if (rdmaDevices(INFINIBAND)) {
@@ -269,7 +269,7 @@ public final class FabricTechnology implements Technology {
 
     /** The client proposes; returns null when both agreed on the socket technology instead. */
     private FabricLink clientHandshake(Socket socket, DataInputStream in, DataOutputStream out) throws IOException {
-        List<String> candidates = candidates(!hostsApart && sameHost(socket));
+        List<String> candidates = candidates(!hostsApart && Technology.sameHost(socket));
         String preferSocket = null;
         if (!settings.requested && "auto".equals(settings.provider) && !candidates.isEmpty()
                 && BEHIND_SOCKET.containsAll(candidates)) {
@@ -353,7 +353,7 @@ public final class FabricTechnology implements Technology {
         for (int i = 0; i < n; i++) {
             offered.add(in.readUTF());
         }
-        List<String> mine = candidates(!hostsApart && sameHost(socket));
+        List<String> mine = candidates(!hostsApart && Technology.sameHost(socket));
         String provider = null;
         for (String c : offered) {
             if (mine.contains(c)) {
@@ -588,8 +588,4 @@ public final class FabricTechnology implements Technology {
         }
     }
 
-    /** Both ends on this host: see {@link Technology#sameHost}. */
-    static boolean sameHost(Socket socket) {
-        return Technology.sameHost(socket);
-    }
 }

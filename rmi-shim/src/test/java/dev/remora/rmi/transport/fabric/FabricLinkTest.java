@@ -735,8 +735,8 @@ class FabricLinkTest {
 
     @Test
     void sameHostJudgedFromTheConnection() {
-        assertTrue(FabricTechnology.sameHost(a));
-        assertTrue(FabricTechnology.sameHost(b));
+        assertTrue(dev.remora.rmi.transport.Technology.sameHost(a));
+        assertTrue(dev.remora.rmi.transport.Technology.sameHost(b));
         assertEquals("tcp;ofi_rxm", FabricTechnology.fullName("tcp"));
         assertEquals("shm", FabricTechnology.fullName("shm"));
     }
