@@ -122,6 +122,7 @@ final class Activation {
             long t1 = System.nanoTime();
             Installer.openRmiPackages(inst);
             Installer.exportUnsafe(inst, config);
+            Installer.exportChannels(inst, config);
             long t2 = System.nanoTime();
             Class<?> bridge = BridgeInjector.inject(inst);
             long t3 = System.nanoTime();

@@ -416,6 +416,23 @@ public final class Installer {
         }
     }
 
+    /**
+     * remora.socket.unix=true (the default): sun.nio.ch exported to Remora, whose Unix domain socket links wait on
+     * their channel with one poll, as the JDK's blocking channels do (rmi-shim's ChannelPark).
+     */
+    static void exportChannels(Instrumentation inst, RemoraConfig config) {
+        if (!config.flag(Property.SOCKET_UNIX)) {
+            return;
+        }
+        try {
+            exportFromJavaBase(inst, "sun.nio.ch");
+        } catch (RuntimeException e) {
+            // connections on one host then stay on TCP
+            Log.info("sun.nio.ch not exported to Remora (" + e + "): connections between JVMs of this host use TCP,"
+                    + " not a Unix domain socket");
+        }
+    }
+
     /** Exports a package of java.base to Remora's module (the agent's, rmi-shim's and the serializer's). */
     static void exportFromJavaBase(Instrumentation inst, String pkg) {
         Map<String, Set<Module>> export = Map.of(pkg, Set.of(Installer.class.getModule()));

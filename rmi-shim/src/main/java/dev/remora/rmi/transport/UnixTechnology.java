@@ -12,9 +12,7 @@ import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Files;
@@ -27,7 +25,6 @@ import java.security.SecureRandom;
 import java.util.Collections;
 import java.util.Set;
 import java.util.WeakHashMap;
-import java.util.function.Consumer;
 
 /**
  * Remora's frames over a Unix domain socket between two JVMs of one host (no libfabric there, or before
@@ -49,6 +46,8 @@ public final class UnixTechnology implements Technology {
     private static final byte OK = 0;
     private static final byte USE_TCP = 1;
     private static final int TOKEN = 16;
+    private static final boolean PARK = Object.class.getModule().isExported("sun.nio.ch",
+            UnixTechnology.class.getModule());
 
     private final SocketTechnology tcp;
     private final int maxFrame;
@@ -91,9 +90,13 @@ public final class UnixTechnology implements Technology {
         return Frame.TECH_UNIX;
     }
 
+    /**
+     * Whether java.base exports {@code sun.nio.ch} to Remora, as the agent does at activation unless
+     * {@code remora.socket.unix=false}: the links wait through {@link ChannelPark}, and without it are not offered.
+     */
     @Override
     public boolean available() {
-        return true;
+        return PARK;
     }
 
     /**
@@ -316,43 +319,50 @@ public final class UnixTechnology implements Technology {
     }
 
     /**
-     * A Unix domain channel as a link's byte stream. The channel has no {@code Socket} adaptor and so no read
-     * timeout: it runs non-blocking, and a read that finds nothing waits in a selector of its own for as long as the
-     * link's timeout allows; a write that finds the socket full waits in another, made the first time (a selector
-     * holds three file descriptors, and most links never fill their socket). Reads and writes are cut into
-     * pieces of at most 128 KB, as the JDK's socket streams do: the JDK copies a heap buffer through a temporary
-     * direct buffer of its size, which each thread then keeps.
+     * A Unix domain channel as a link's byte stream. The channel has no {@code Socket} adaptor and so no read timeout
+     * or {@code available()}: it runs non-blocking, a read that finds nothing waits in one {@code poll(2)} on the
+     * channel ({@link ChannelPark}) for as long as the link's timeout allows, and a write that finds the socket full
+     * waits there for room. A spin's {@link #ready} is a read that may find nothing; what it found is kept for the
+     * read that follows. Reads and writes are cut into pieces of at most 128 KB, as the JDK's socket streams do: the
+     * JDK copies a heap buffer through a temporary direct buffer of its size, which each thread then keeps.
      */
     static final class UnixBytes extends SocketLink.Bytes {
         private static final int CHUNK = 128 * 1024;
-        private static final Consumer<SelectionKey> IGNORE = new Consumer<SelectionKey>() { // a class: nothing spun
-            @Override
-            public void accept(SelectionKey k) {
-            }
-        };
+        /** What a {@link #ready} reads at most: a small frame whole, the head of a larger one. */
+        private static final int AHEAD = 4096;
+        /**
+         * The longest single wait: a wait that began just as another thread closed the channel would otherwise poll a
+         * descriptor that no longer exists, for as long as its timeout. {@link #close} shuts the socket down first,
+         * which ends the waits already in {@code poll}.
+         */
+        private static final long PARK_NANOS = 1_000_000_000L;
         private final SocketChannel ch;
-        private final Selector reads;
-        private volatile Selector writes; // made by the first write that finds the socket full (under the send lock)
         private volatile boolean closed;
         private int timeoutMillis = Link.READ_FOREVER_MILLIS;
+        private ByteBuffer ahead; // made by the first ready(): what it read, flipped for reading
+        private boolean ended; // a ready() read the end of the stream
 
         UnixBytes(SocketChannel ch) throws IOException {
+            if (!ChannelPark.supports(ch)) {
+                throw new IOException("not the JDK's own socket channel: " + ch.getClass().getName());
+            }
             this.ch = ch;
             ch.configureBlocking(false);
-            Selector r = Selector.open();
-            try {
-                ch.register(r, SelectionKey.OP_READ);
-            } catch (IOException | RuntimeException e) {
-                r.close();
-                throw e;
-            }
-            this.reads = r;
         }
 
         @Override
         int read(byte[] b, int off, int len) throws IOException {
             if (len == 0) {
                 return 0;
+            }
+            ByteBuffer a = ahead;
+            if (a != null && a.hasRemaining()) {
+                int n = Math.min(len, a.remaining());
+                a.get(b, off, n);
+                return n;
+            }
+            if (ended) {
+                return -1;
             }
             ByteBuffer bb = ByteBuffer.wrap(b, off, Math.min(len, CHUNK));
             int k = ch.read(bb);
@@ -364,15 +374,15 @@ public final class UnixTechnology implements Technology {
             boolean interrupted = false;
             try {
                 while (true) {
-                    long wait = 0; // forever
+                    long wait = PARK_NANOS;
                     if (deadline != 0) {
                         long left = deadline - System.nanoTime();
                         if (left <= 0) {
                             throw new SocketTimeoutException("Read timed out");
                         }
-                        wait = Math.max(1, left / 1_000_000L);
+                        wait = Math.min(wait, left);
                     }
-                    interrupted |= await(reads, wait);
+                    interrupted |= await(SelectionKey.OP_READ, wait);
                     k = ch.read(bb);
                     if (k != 0) {
                         return k;
@@ -386,26 +396,35 @@ public final class UnixTechnology implements Technology {
         }
 
         /**
-         * Waits in {@code s} up to {@code millis} (0: no limit). A socket's read or write ignores interrupts, and so
-         * does this wait: a selector returns at once for an interrupted thread, so the interrupt is taken (and
+         * Waits in {@code poll} for {@code op}. A socket's read or write ignores interrupts, and so does this wait: a
+         * virtual thread's park returns at once while it is interrupted, so the interrupt is taken first (and
          * returned, for the caller to set again once done) rather than have the thread spin until its bytes come.
          */
-        private static boolean await(Selector s, long millis) throws IOException {
-            try {
-                s.select(IGNORE, millis);
-            } catch (ClosedSelectorException e) {
+        private boolean await(int op, long nanos) throws IOException {
+            boolean interrupted = Thread.interrupted();
+            if (closed) {
                 throw new SocketException("Socket closed");
             }
-            return Thread.interrupted();
+            ChannelPark.park(ch, op, nanos);
+            return interrupted;
         }
 
         @Override
         boolean ready() throws IOException {
-            try {
-                return reads.selectNow(IGNORE) > 0;
-            } catch (ClosedSelectorException e) {
-                return true; // the read that follows says it is closed
+            ByteBuffer a = ahead;
+            if (a != null && a.hasRemaining() || ended) {
+                return true;
             }
+            if (a == null) {
+                ahead = a = ByteBuffer.allocate(AHEAD);
+            }
+            a.clear();
+            int k = ch.read(a);
+            a.flip();
+            if (k < 0) {
+                ended = true;
+            }
+            return k != 0;
         }
 
         @Override
@@ -417,7 +436,7 @@ public final class UnixTechnology implements Technology {
                     ByteBuffer bb = ByteBuffer.wrap(b, off, n);
                     while (bb.hasRemaining()) {
                         if (ch.write(bb) == 0) {
-                            interrupted |= await(writeSelector(), 0); // as a socket's write: until the peer reads
+                            interrupted |= await(SelectionKey.OP_WRITE, PARK_NANOS); // as a socket's write: until the peer reads
                         }
                     }
                     off += n;
@@ -430,43 +449,25 @@ public final class UnixTechnology implements Technology {
             }
         }
 
-        private Selector writeSelector() throws IOException {
-            Selector w = writes;
-            if (w == null) {
-                w = Selector.open();
-                try {
-                    ch.register(w, SelectionKey.OP_WRITE);
-                } catch (IOException | RuntimeException e) {
-                    w.close();
-                    throw e;
-                }
-                writes = w;
-                if (closed) { // close() ran meanwhile and may not have seen it
-                    w.close();
-                }
-            }
-            return w;
-        }
-
         @Override
         void timeout(int millis) {
             timeoutMillis = millis;
         }
 
         /**
-         * Closes the selectors first: that wakes a thread waiting in one, and deregisters the channel, which a
-         * channel still registered somewhere would otherwise need before its socket is really closed (and its peer
-         * sees the end).
+         * Shuts the socket down before it closes it: that ends a wait in {@code poll} on it (closing a descriptor
+         * does not), and the peer sees the end.
          */
         @Override
         void close() throws IOException {
             closed = true;
             try {
-                reads.close();
-                Selector w = writes;
-                if (w != null) {
-                    w.close();
+                if (ch.isOpen()) {
+                    ch.shutdownInput();
+                    ch.shutdownOutput();
                 }
+            } catch (IOException | RuntimeException e) {
+                // not connected any more, or closed meanwhile: closing it is all that is left
             } finally {
                 ch.close();
             }

@@ -170,8 +170,8 @@ class UnixTechnologyTest {
     }
 
     /**
-     * An interrupted thread's wait goes on as a socket read does (a selector would return at once for it, again and
-     * again): it takes next to no CPU, gets its frame, and keeps its interrupt. Likewise a sender waiting for room.
+     * An interrupted thread's wait goes on as a socket read does (a selector, or a virtual thread's park, would return
+     * at once for it, again and again): it takes next to no CPU, gets its frame, and keeps its interrupt. Likewise a sender waiting for room.
      */
     @Test
     void anInterruptedThreadWaitsWithoutSpinningAndKeepsItsInterrupt() throws Exception {
@@ -210,7 +210,10 @@ class UnixTechnologyTest {
         assertTrue(s[0] < 300_000_000L, "a send that waited 500 ms took " + s[0] / 1_000_000 + " ms of CPU");
     }
 
-    /** Closing a link wakes its reader, waiting without a timeout, and the peer reads the end of the connection. */
+    /**
+     * Closing a link wakes its reader, waiting without a timeout, at once (not at the end of its longest single wait,
+     * a second), and the peer reads the end of the connection.
+     */
     @Test
     void closingALinkWakesItsReaderAndThePeerSeesTheEnd() throws Exception {
         Link[] l = open(unix(0), unix(0));
@@ -224,28 +227,34 @@ class UnixTechnologyTest {
             }
         });
         reader.start();
-        Thread.sleep(100); // blocked in its selector by now
+        Thread.sleep(100); // waiting in poll by now
+        long t0 = System.nanoTime();
         l[1].close();
         Throwable e = ended.get(5, TimeUnit.SECONDS);
+        long woke = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(woke < 500, "the reader woke " + woke + " ms after the close");
         assertTrue(e instanceof IOException, String.valueOf(e));
         assertFalse(l[1].isOpen());
         assertThrows(EOFException.class, () -> receive(l[0], 5000));
     }
 
-    /** A sender waiting for a peer that does not read (its socket full) is woken by the link's close. */
+    /** A sender waiting for a peer that does not read (its socket full) is woken by the link's close, at once. */
     @Test
     void closingALinkWakesASenderWaitingForRoom() throws Exception {
         Link[] l = open(unix(0), unix(0));
         Future<?> sending = pool.submit(() -> {
-            l[0].send(frame(Frame.REPLY, 1, 50_000)); // fits: the first write makes no selector
+            l[0].send(frame(Frame.REPLY, 1, 50_000)); // fits: the first write does not wait
             l[0].send(frame(Frame.REPLY, 2, 8_000_000)); // far more than the socket holds; nobody reads
             return null;
         });
         Thread.sleep(200);
         assertFalse(sending.isDone(), "the sender waits for room");
+        long t0 = System.nanoTime();
         l[0].close();
         java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> sending.get(5, TimeUnit.SECONDS));
+        long woke = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(woke < 500, "the sender woke " + woke + " ms after the close");
         assertTrue(e.getCause() instanceof IOException, String.valueOf(e.getCause()));
         assertEquals(1, FrameBuffer.getInt(receive(l[1], 5000).array(), Frame.OFF_CALL_ID));
     }
@@ -257,9 +266,12 @@ class UnixTechnologyTest {
         Link[] l = open(unix(0), server);
         Future<?> waiting = pool.submit(() -> receive(l[1], 0));
         Thread.sleep(100);
+        long t0 = System.nanoTime();
         assertEquals(1, server.exiting(), "one live link released");
         java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
                 () -> waiting.get(5, TimeUnit.SECONDS));
+        long woke = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(woke < 500, "the reader woke " + woke + " ms after the exit hook");
         assertTrue(e.getCause() instanceof EOFException, String.valueOf(e.getCause()));
     }
 
