@@ -236,6 +236,8 @@ class UnixTechnologyTest {
         assertTrue(e instanceof IOException, String.valueOf(e));
         assertFalse(l[1].isOpen());
         assertThrows(EOFException.class, () -> receive(l[0], 5000));
+        long seen = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(seen < 500, "the peer saw the end " + seen + " ms after the close");
     }
 
     /** A sender waiting for a peer that does not read (its socket full) is woken by the link's close, at once. */
