@@ -7,13 +7,27 @@ import sun.nio.ch.SelChImpl;
 /**
  * Waits until a socket channel is ready to read or write with one {@code poll(2)} on its descriptor, as the JDK's own
  * blocking channel operations wait ({@code SelChImpl.park}; on a virtual thread, the JDK's poller parks it instead of
- * holding its carrier). A {@code Selector} did the same with an epoll set, three descriptors and several locked layers
- * of Java code for each wait, which a fresh JVM runs interpreted for its first thousands of calls. Compiled on its own
- * with {@code --add-exports java.base/sun.nio.ch} (src/main/java-internal) and used only once {@link UnixTechnology}
- * has seen java.base export the package to this module, as the agent does at activation.
+ * holding its carrier). A {@code Selector} did the same with an epoll set and three descriptors of its own. Compiled
+ * on its own with {@code --add-exports java.base/sun.nio.ch} (src/main/java-internal) and used only once
+ * {@link UnixTechnology} has seen java.base export the package to this module, as the agent does at activation.
  */
 final class ChannelPark {
     private ChannelPark() {
+    }
+
+    /**
+     * Whether this JDK's channels have the two methods used here (JDK 17 to 25 do): checked before the first link, so
+     * that a JDK without them leaves connections on TCP instead of failing a call's wait. Only once java.base exports
+     * the package to this module.
+     */
+    static boolean usable() {
+        try {
+            SelChImpl.class.getMethod("park", int.class, long.class);
+            SelChImpl.class.getMethod("translateInterestOps", int.class);
+            return true;
+        } catch (NoSuchMethodException | LinkageError | SecurityException e) {
+            return false;
+        }
     }
 
     /** Whether {@code ch} is the JDK's own channel, which this can wait on. */

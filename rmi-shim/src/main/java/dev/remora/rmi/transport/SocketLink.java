@@ -17,11 +17,11 @@ import java.net.SocketTimeoutException;
  * call; each frame is sent with one {@code write}. No allocation per frame.
  *
  * <p>Waiting for a frame spins, then blocks: for up to {@code spinNanos} the receiver asks the kernel how many bytes
- * wait ({@code available()}, one ioctl; on a Unix domain socket a read that may find nothing), yielding the CPU between asks
- * so that a peer sharing this CPU runs (a virtual thread, which cannot yield its carrier's CPU that way, only hints a
- * spin wait), and only then blocks in {@code read}. A blocked reader that the peer's write wakes on another vCPU costs 30-60 µs on a VM
- * whose idle vCPUs halt; a spinning one sees the bytes within a microsecond or two. {@code remora.socket.spin=0}
- * blocks at once, as JRMP does.
+ * wait ({@code available()}, one ioctl; on a Unix domain socket a read that may find nothing), yielding the CPU
+ * between asks so that a peer sharing this CPU runs (a virtual thread, which cannot yield its carrier's CPU that way,
+ * only hints a spin wait), and only then blocks in {@code read}. A blocked reader that the peer's write wakes on
+ * another vCPU costs 30-60 µs on a VM whose idle vCPUs halt; a spinning one sees the bytes within a microsecond or
+ * two. {@code remora.socket.spin=0} blocks at once, as JRMP does.
  */
 final class SocketLink implements Link {
     private final Bytes bytes;

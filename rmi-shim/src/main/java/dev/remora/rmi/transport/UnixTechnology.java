@@ -47,7 +47,7 @@ public final class UnixTechnology implements Technology {
     private static final byte USE_TCP = 1;
     private static final int TOKEN = 16;
     private static final boolean PARK = Object.class.getModule().isExported("sun.nio.ch",
-            UnixTechnology.class.getModule());
+            UnixTechnology.class.getModule()) && ChannelPark.usable();
 
     private final SocketTechnology tcp;
     private final int maxFrame;
@@ -72,6 +72,11 @@ public final class UnixTechnology implements Technology {
         this.handshakeMillis = handshakeMillis;
         this.listener = listener;
         this.dir = dir;
+        if (!PARK && listener != null) {
+            listener.fallback("unix-unavailable", "no Unix domain sockets between JVMs of this host: this JDK's"
+                    + " channels cannot be waited on as Remora does (java.base does not export sun.nio.ch to Remora,"
+                    + " or its SelChImpl changed); connections use Remora's socket transport over TCP");
+        }
     }
 
     /** {@code java.io.tmpdir/remora-USER}: the default directory of a server's sockets. */
@@ -92,7 +97,8 @@ public final class UnixTechnology implements Technology {
 
     /**
      * Whether java.base exports {@code sun.nio.ch} to Remora, as the agent does at activation unless
-     * {@code remora.socket.unix=false}: the links wait through {@link ChannelPark}, and without it are not offered.
+     * {@code remora.socket.unix=false}, and its channels can be waited on as {@link ChannelPark} does: without that
+     * the technology is not offered and connections stay on TCP.
      */
     @Override
     public boolean available() {
@@ -435,8 +441,8 @@ public final class UnixTechnology implements Technology {
                     int n = Math.min(len, CHUNK);
                     ByteBuffer bb = ByteBuffer.wrap(b, off, n);
                     while (bb.hasRemaining()) {
-                        if (ch.write(bb) == 0) {
-                            interrupted |= await(SelectionKey.OP_WRITE, PARK_NANOS); // as a socket's write: until the peer reads
+                        if (ch.write(bb) == 0) { // as a socket's write: waits until the peer reads
+                            interrupted |= await(SelectionKey.OP_WRITE, PARK_NANOS);
                         }
                     }
                     off += n;

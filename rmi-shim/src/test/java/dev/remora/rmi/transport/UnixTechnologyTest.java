@@ -171,7 +171,8 @@ class UnixTechnologyTest {
 
     /**
      * An interrupted thread's wait goes on as a socket read does (a selector, or a virtual thread's park, would return
-     * at once for it, again and again): it takes next to no CPU, gets its frame, and keeps its interrupt. Likewise a sender waiting for room.
+     * at once for it, again and again): it takes next to no CPU, gets its frame, and keeps its interrupt. Likewise a
+     * sender waiting for room.
      */
     @Test
     void anInterruptedThreadWaitsWithoutSpinningAndKeepsItsInterrupt() throws Exception {
@@ -366,5 +367,42 @@ class UnixTechnologyTest {
         };
         assertFalse(unix(0).worthOffering(s));
         assertArrayEquals(new byte[] {10, 1, 2, 3}, s.getInetAddress().getAddress());
+    }
+
+    /**
+     * A JVM whose java.base does not export sun.nio.ch to Remora (no agent, or the export refused) does not offer the
+     * technology, and says so once, as a fallback: its connections stay on TCP instead of failing a wait.
+     */
+    @Test
+    void withoutTheJdksChannelExportTheTechnologyIsNotOffered() throws Exception {
+        Path launcher = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process p = new ProcessBuilder(launcher.toString(), "-cp", System.getProperty("java.class.path"),
+                Unexported.class.getName(), tmp.resolve("remora-unexported").toString())
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(0, p.exitValue(), out);
+        assertEquals("available=false notes=1 unix-unavailable", out.trim());
+        assertTrue(unix(0).available(), "this JVM exports it (the test's argLine, as the agent does)");
+    }
+
+    /** Run in a JVM of its own, without --add-exports: prints what the technology says there. */
+    public static final class Unexported {
+        public static void main(String[] args) {
+            List<String> keys = new CopyOnWriteArrayList<>();
+            RouterListener l = new RouterListener() {
+                @Override
+                public void bytes(long out, long in) {
+                }
+
+                @Override
+                public void note(String key, String message) {
+                    keys.add(key);
+                }
+            };
+            UnixTechnology t = new UnixTechnology(new SocketTechnology(1 << 22, 0), 1 << 22, 0, 5000, l,
+                    Path.of(args[0]));
+            System.out.println("available=" + t.available() + " notes=" + keys.size() + " " + String.join(",", keys));
+        }
     }
 }
