@@ -365,6 +365,15 @@ public final class UnixTechnology implements Technology {
             if (a != null && a.hasRemaining()) {
                 int n = Math.min(len, a.remaining());
                 a.get(b, off, n);
+                if (n < len && !a.hasRemaining() && !ended) {
+                    // the rest of a large frame may be here too: take it in this read, not 4 KB per ready() and read
+                    int k = ch.read(ByteBuffer.wrap(b, off + n, Math.min(len - n, CHUNK)));
+                    if (k > 0) {
+                        n += k;
+                    } else if (k < 0) {
+                        ended = true; // the next read says so
+                    }
+                }
                 return n;
             }
             if (ended) {

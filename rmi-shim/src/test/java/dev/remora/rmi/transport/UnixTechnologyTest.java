@@ -405,4 +405,41 @@ class UnixTechnologyTest {
             System.out.println("available=" + t.available() + " notes=" + keys.size() + " " + String.join(",", keys));
         }
     }
+
+    /**
+     * A spin's ready() reads at most 4 KB ahead; the read that follows takes those and, in the same call, whatever
+     * else has come (the rest of a large frame), not 4 KB per ready() and read.
+     */
+    @Test
+    void aReadAfterReadyTakesMoreThanWhatReadyReadAhead() throws Exception {
+        Path path = tmp.resolve("ahead.sock");
+        try (java.nio.channels.ServerSocketChannel server = java.nio.channels.ServerSocketChannel.open(
+                StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(path));
+            try (SocketChannel writer = SocketChannel.open(UnixDomainSocketAddress.of(path));
+                    SocketChannel accepted = server.accept()) {
+                UnixTechnology.UnixBytes in = new UnixTechnology.UnixBytes(accepted);
+                byte[] sent = new byte[60_000];
+                for (int i = 0; i < sent.length; i++) {
+                    sent[i] = (byte) (i * 31);
+                }
+                ByteBuffer bb = ByteBuffer.wrap(sent);
+                while (bb.hasRemaining()) {
+                    writer.write(bb);
+                }
+                assertTrue(in.ready());
+                byte[] got = new byte[sent.length];
+                int n = in.read(got, 0, got.length);
+                assertTrue(n > 4096, "one read after ready() took " + n + " bytes");
+                while (n < got.length) {
+                    n += in.read(got, n, got.length - n);
+                }
+                assertArrayEquals(sent, got);
+                writer.close();
+                assertTrue(in.ready(), "the end of the stream is ready to be read");
+                assertEquals(-1, in.read(got, 0, 1));
+                in.close();
+            }
+        }
+    }
 }
