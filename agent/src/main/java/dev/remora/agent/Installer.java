@@ -427,9 +427,8 @@ public final class Installer {
         try {
             exportFromJavaBase(inst, "sun.nio.ch");
         } catch (RuntimeException e) {
-            // connections on one host then stay on TCP
-            Log.info("sun.nio.ch not exported to Remora (" + e + "): connections between JVMs of this host use TCP,"
-                    + " not a Unix domain socket");
+            // connections on one host then stay on TCP: the router's UnixTechnology says so once, as a fallback
+            Log.debug("sun.nio.ch not exported to Remora (" + e + "): no Unix domain sockets");
         }
     }
 
