@@ -197,6 +197,7 @@ public final class Installer {
                         config.integer(Property.FABRIC_UPGRADE_AFTER))
                 .fabricSleepNanos(config.integer(Property.FABRIC_SLEEP))
                 .socketSpinNanos(config.integer(Property.SOCKET_SPIN))
+                .socketSpinMaxNanos(config.integer(Property.SOCKET_SPIN_MAX))
                 .socketUnix(config.flag(Property.SOCKET_UNIX), null)
                 .faultSerializer("serializer".equals(config.get(Property.DEBUG_FAULTS)))
                 .faultSend("send".equals(config.get(Property.DEBUG_FAULTS)))

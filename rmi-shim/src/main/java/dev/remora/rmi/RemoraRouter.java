@@ -82,10 +82,11 @@ public final class RemoraRouter implements CallRouter {
         if (options.faultSend) {
             SendFaults.enable();
         }
-        SocketTechnology tcp = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos);
+        SocketTechnology tcp = new SocketTechnology(options.maxFrameBytes, options.socketSpinNanos,
+                options.socketSpinMaxNanos);
         // in order of preference, last best: a Unix domain socket where both JVMs share a host, then fabric
         Technology socket = !options.socketUnix ? tcp : new UnixTechnology(tcp, options.maxFrameBytes,
-                options.socketSpinNanos, options.connectTimeoutMillis, options.listener, options.socketUnixDir != null
+                options.connectTimeoutMillis, options.listener, options.socketUnixDir != null
                 ? options.socketUnixDir : UnixTechnology.defaultDirectory());
         Technology[] sockets = socket == tcp ? new Technology[] {tcp} : new Technology[] {tcp, socket};
         if (options.transport == RouterOptions.Transport.SOCKET) {

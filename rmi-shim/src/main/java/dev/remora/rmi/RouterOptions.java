@@ -45,6 +45,7 @@ public final class RouterOptions {
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
+    long socketSpinMaxNanos = 200_000;
     boolean socketUnix = true;
     java.nio.file.Path socketUnixDir;
     boolean faultSerializer;
@@ -232,6 +233,15 @@ public final class RouterOptions {
     /** remora.socket.spin: nanoseconds a socket receiver polls (yielding the CPU) before it blocks in read; 0 = never. */
     public RouterOptions socketSpinNanos(long nanos) {
         socketSpinNanos = Math.max(0, nanos);
+        return this;
+    }
+
+    /**
+     * remora.socket.spin.max: nanoseconds a socket receiver's spin may grow to when its waits have lately lasted
+     * longer than remora.socket.spin (twice their length); at or below remora.socket.spin, no adaptation.
+     */
+    public RouterOptions socketSpinMaxNanos(long nanos) {
+        socketSpinMaxNanos = Math.max(0, nanos);
         return this;
     }
 

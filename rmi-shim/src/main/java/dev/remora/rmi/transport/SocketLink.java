@@ -28,6 +28,7 @@ final class SocketLink implements Link {
     private final Object sendLock = new Object();
     private final int maxFrame;
     private final long spinNanos;
+    private final SpinBudget budget; // the reading thread's
     private final String peer;
     private final byte[] rbuf = new byte[RBUF];
     private final ByteBuffer rview = ByteBuffer.wrap(rbuf);
@@ -103,24 +104,33 @@ final class SocketLink implements Link {
         return v != null && Thread.currentThread().getClass() == v ? SPIN_WAIT : YIELD;
     }
 
-    SocketLink(Socket socket, int maxFrame, long spinNanos) throws IOException {
-        this(socket, maxFrame, spinNanos, READ_FOREVER_MILLIS);
+    SocketLink(Socket socket, int maxFrame, long spinNanos, long spinMaxNanos) throws IOException {
+        this(socket, maxFrame, spinNanos, spinMaxNanos, READ_FOREVER_MILLIS);
     }
 
     /** {@code forever}: the read timeout that stands for none (tests shorten it). */
     SocketLink(Socket socket, int maxFrame, long spinNanos, int forever) throws IOException {
+        this(socket, maxFrame, spinNanos, spinNanos, forever);
+    }
+
+    SocketLink(Socket socket, int maxFrame, long spinNanos, long spinMaxNanos, int forever) throws IOException {
         this(new TcpBytes(socket), socket.getInetAddress().getHostAddress() + ":" + socket.getPort(), maxFrame,
-                spinNanos, forever);
+                spinNanos, spinMaxNanos, forever);
         socket.setTcpNoDelay(true);
     }
 
-    /** {@code peer}: how messages name the other end. */
-    SocketLink(Bytes bytes, String peer, int maxFrame, long spinNanos, int forever) throws IOException {
+    /**
+     * {@code peer}: how messages name the other end; {@code spinNanos} and {@code spinMaxNanos}: a wait's spin, and
+     * how far it adapts ({@link SpinBudget}).
+     */
+    SocketLink(Bytes bytes, String peer, int maxFrame, long spinNanos, long spinMaxNanos, int forever)
+            throws IOException {
         this.bytes = bytes;
         this.forever = forever;
         this.soTimeout = forever;
         this.maxFrame = maxFrame;
         this.spinNanos = spinNanos;
+        this.budget = new SpinBudget(spinNanos, spinMaxNanos);
         bytes.timeout(forever);
         this.peer = peer;
     }
@@ -358,10 +368,16 @@ final class SocketLink implements Link {
             rpos = 0;
         }
         while (rlim < n) {
+            int k;
             if (rlim == 0 && spinNanos > 0) {
-                spin();
+                // a wait for a frame: its length, spun or blocked, sets how long the next one spins (SpinBudget)
+                long start = System.nanoTime();
+                spin(budget.next());
+                k = read(rbuf, rlim, rbuf.length - rlim);
+                budget.waited(System.nanoTime() - start);
+            } else {
+                k = read(rbuf, rlim, rbuf.length - rlim);
             }
-            int k = read(rbuf, rlim, rbuf.length - rlim);
             rlim += k;
         }
     }
@@ -370,7 +386,7 @@ final class SocketLink implements Link {
      * Waits up to spinNanos for bytes to arrive without blocking; the read that follows then finds them. Skipped for
      * the next waits after a spin lost the CPU (see {@link #spinWait}, {@link SpinBackoff}).
      */
-    private void spin() {
+    private void spin(long budgetNanos) {
         if (backoff.skip()) {
             return;
         }
@@ -380,7 +396,7 @@ final class SocketLink implements Link {
         int r;
         HostSpinners counted = CpuWatch.spinning();
         try {
-            r = spinWait(bytesWaiting, spinNanos, NANO_TIME, pause());
+            r = spinWait(bytesWaiting, budgetNanos, NANO_TIME, pause());
         } finally {
             CpuWatch.spun(counted);
         }
@@ -439,7 +455,7 @@ final class SocketLink implements Link {
     private void readFully(byte[] d, int off, int len) throws IOException {
         while (len > 0) {
             if (spinNanos > 0 && !bytesWaiting()) {
-                spin(); // the rest of a large frame is on its way: a blocking read would pay a wake-up per segment
+                spin(budget.next()); // the rest of a large frame is on its way: a blocking read would pay a wake-up per segment
             }
             int k = read(d, off, len);
             off += k;

@@ -51,7 +51,6 @@ public final class UnixTechnology implements Technology {
 
     private final SocketTechnology tcp;
     private final int maxFrame;
-    private final long spinNanos;
     private final int handshakeMillis;
     private final RouterListener listener;
     private final Path dir;
@@ -61,14 +60,12 @@ public final class UnixTechnology implements Technology {
             Collections.newSetFromMap(new WeakHashMap<UnixBytes, Boolean>()));
 
     /**
-     * @param tcp the technology both sides fall back to on the same TCP connection
+     * @param tcp the technology both sides fall back to on the same TCP connection; its receivers' spin is this one's
      * @param dir where a server binds its sockets (created mode 700 if missing; refused if others may enter it)
      */
-    public UnixTechnology(SocketTechnology tcp, int maxFrame, long spinNanos, int handshakeMillis,
-            RouterListener listener, Path dir) {
+    public UnixTechnology(SocketTechnology tcp, int maxFrame, int handshakeMillis, RouterListener listener, Path dir) {
         this.tcp = tcp;
         this.maxFrame = maxFrame;
-        this.spinNanos = Math.max(0, spinNanos);
         this.handshakeMillis = handshakeMillis;
         this.listener = listener;
         this.dir = dir;
@@ -129,7 +126,8 @@ public final class UnixTechnology implements Technology {
         try {
             UnixBytes bytes = new UnixBytes(ch);
             live.add(bytes);
-            link = new SocketLink(bytes, peer, maxFrame, spinNanos, Link.READ_FOREVER_MILLIS);
+            link = new SocketLink(bytes, peer, maxFrame, tcp.spinNanos(), tcp.spinMaxNanos(),
+                    Link.READ_FOREVER_MILLIS);
         } catch (IOException | RuntimeException e) {
             ch.close();
             socket.close();

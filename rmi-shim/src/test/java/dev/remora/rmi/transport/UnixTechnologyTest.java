@@ -78,7 +78,7 @@ class UnixTechnologyTest {
     }
 
     private UnixTechnology unix(long spin) {
-        return new UnixTechnology(new SocketTechnology(1 << 22, spin), 1 << 22, spin, 5000, listener,
+        return new UnixTechnology(new SocketTechnology(1 << 22, spin), 1 << 22, 5000, listener,
                 tmp.resolve("remora-test"));
     }
 
@@ -400,7 +400,7 @@ class UnixTechnologyTest {
                     keys.add(key);
                 }
             };
-            UnixTechnology t = new UnixTechnology(new SocketTechnology(1 << 22, 0), 1 << 22, 0, 5000, l,
+            UnixTechnology t = new UnixTechnology(new SocketTechnology(1 << 22, 0), 1 << 22, 5000, l,
                     Path.of(args[0]));
             System.out.println("available=" + t.available() + " notes=" + keys.size() + " " + String.join(",", keys));
         }
