@@ -45,7 +45,7 @@ public final class RouterOptions {
     boolean fabricPrewarm = true;
     long fabricSleepNanos = 1_000_000;
     long socketSpinNanos = 20_000;
-    long socketSpinMaxNanos = 200_000;
+    long socketSpinMaxNanos; // no adaptation unless asked: docs/waiting.md, "Two wake-ups a call"
     boolean socketUnix = true;
     java.nio.file.Path socketUnixDir;
     boolean faultSerializer;

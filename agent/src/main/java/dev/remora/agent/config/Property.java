@@ -74,13 +74,13 @@ public enum Property {
             "Nanoseconds a socket receiver polls for bytes (yielding the CPU) before it blocks in read; 0 = block at"
                     + " once, as JRMP does. No polling while other runnable threads fill every CPU (the application"
                     + " computing)."),
-    SOCKET_SPIN_MAX("remora.socket.spin.max", "200000", integer(0, Integer.MAX_VALUE),
+    SOCKET_SPIN_MAX("remora.socket.spin.max", "0", integer(0, Integer.MAX_VALUE),
             "Nanoseconds a socket receiver may poll at most when it adapts: twice what its link's waits lately"
-                    + " lasted, at least remora.socket.spin, so a server thread whose next request comes one"
-                    + " application step later, or a caller whose reply waits on a busy peer, does not block and pay a"
-                    + " wake-up (30-60 us on a VM) each time. Waits longer than this count as 0 (an idle link spins"
-                    + " remora.socket.spin). At or below remora.socket.spin = no adaptation; remora.socket.spin=0"
-                    + " blocks at once whatever this says."),
+                    + " lasted, at least remora.socket.spin (waits longer than this count as 0, so an idle link polls"
+                    + " remora.socket.spin). 200000 shortens the communication-heavy phases of applications whose"
+                    + " calls come in lockstep, but costs CPU in ones that mostly compute (docs/waiting.md). At or"
+                    + " below remora.socket.spin (the default) = no adaptation; remora.socket.spin=0 blocks at once"
+                    + " whatever this says."),
     SOCKET_UNIX("remora.socket.unix", "true", values("true", "false"),
             "Between two JVMs of one host, the socket transport runs over a Unix domain socket instead of TCP (a"
                     + " round trip 3-6 us cheaper here): the server binds it in java.io.tmpdir/remora-USER (mode 700)."
