@@ -135,6 +135,11 @@ final class SocketLink implements Link {
         this.peer = peer;
     }
 
+    /** The next wait's spin budget (tests). */
+    long spinBudgetNanos() {
+        return budget.next();
+    }
+
     /**
      * The byte stream under a link: reads and writes of a connected socket, reads timed by {@link #timeout}. Reads
      * come from one thread at a time, writes from one thread at a time (the link's send lock), the two at once.
@@ -369,12 +374,15 @@ final class SocketLink implements Link {
         }
         while (rlim < n) {
             int k;
-            if (rlim == 0 && spinNanos > 0) {
+            if (rlim == 0 && spinNanos > 0 && budget.adapts()) {
                 // a wait for a frame: its length, spun or blocked, sets how long the next one spins (SpinBudget)
                 long start = System.nanoTime();
                 spin(budget.next());
                 k = read(rbuf, rlim, rbuf.length - rlim);
                 budget.waited(System.nanoTime() - start);
+            } else if (rlim == 0 && spinNanos > 0) {
+                spin(spinNanos);
+                k = read(rbuf, rlim, rbuf.length - rlim);
             } else {
                 k = read(rbuf, rlim, rbuf.length - rlim);
             }
@@ -455,7 +463,8 @@ final class SocketLink implements Link {
     private void readFully(byte[] d, int off, int len) throws IOException {
         while (len > 0) {
             if (spinNanos > 0 && !bytesWaiting()) {
-                spin(budget.next()); // the rest of a large frame is on its way: a blocking read would pay a wake-up per segment
+                // the rest of a large frame is on its way: a blocking read would pay a wake-up per segment
+                spin(budget.next());
             }
             int k = read(d, off, len);
             off += k;

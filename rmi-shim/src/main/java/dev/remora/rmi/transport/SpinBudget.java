@@ -19,9 +19,14 @@ final class SpinBudget {
         this.spinMaxNanos = Math.max(0, spinMaxNanos);
     }
 
+    /** Whether waits change the budget: {@code spinMaxNanos} above {@code spinNanos} (else no need to time them). */
+    boolean adapts() {
+        return spinMaxNanos > spinNanos;
+    }
+
     /** The next wait's budget. */
     long next() {
-        if (spinMaxNanos <= spinNanos) {
+        if (!adapts()) {
             return spinNanos;
         }
         long b = 2 * typical;

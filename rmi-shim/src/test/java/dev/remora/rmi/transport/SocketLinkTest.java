@@ -324,6 +324,47 @@ class SocketLinkTest {
     }
 
     @Test
+    void withAMaximumTheSpinGrowsToFramesThatComeALittleAfterItAndOnlyThen() throws Exception {
+        Link tx = new SocketTechnology(1 << 20, 0).open(a, true);
+        SocketLink rx = (SocketLink) new SocketTechnology(1 << 20, 20_000, 2_000_000).open(b, false);
+        assertEquals(20_000, rx.spinBudgetNanos(), "a fresh link spins remora.socket.spin");
+        Thread sender = new Thread(() -> {
+            try {
+                for (int i = 0; i < 64; i++) {
+                    long t = System.nanoTime();
+                    while (System.nanoTime() - t < 150_000) {
+                        Thread.onSpinWait(); // a frame 150 us after the last: past the 20 us spin
+                    }
+                    tx.send(frame(Frame.CALL, i, 8));
+                }
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
+        sender.start();
+        for (int i = 0; i < 64; i++) {
+            int[] seen = {-1};
+            rx.receive((k, id, len) -> {
+                seen[0] = id;
+                return new FrameBuffer(64);
+            }, 5000);
+            assertEquals(i, seen[0]);
+        }
+        sender.join();
+        long grown = rx.spinBudgetNanos();
+        // 150 us waits make it about 300 us; a loaded machine's longer waits (over 2 ms count as none) make it less
+        assertTrue(grown > 40_000 && grown <= 2_000_000, "grew to twice the waits: " + grown);
+        Socket[] p = loopbackPair();
+        try {
+            SocketLink fixed = (SocketLink) new SocketTechnology(1 << 20, 20_000).open(p[1], false);
+            assertEquals(20_000, fixed.spinBudgetNanos(), "without a maximum the spin does not adapt");
+        } finally {
+            p[0].close();
+            p[1].close();
+        }
+    }
+
+    @Test
     void aSpinningReceiverStillGetsAFrameThatComesAfterItsSpinAndHonorsTheTimeout() throws Exception {
         Link tx = new SocketTechnology(1 << 20, 0).open(a, true);
         Link rx = new SocketTechnology(1 << 20, 2_000_000).open(b, false);

@@ -43,6 +43,8 @@ class SpinBudgetTest {
 
     @Test
     void aMaximumAtOrBelowTheSpinDoesNotAdapt() {
+        assertTrue(new SpinBudget(SPIN, MAX).adapts());
+        assertTrue(!new SpinBudget(SPIN, SPIN).adapts() && !new SpinBudget(SPIN, 0).adapts());
         SpinBudget b = new SpinBudget(SPIN, SPIN);
         waits(b, 100_000, 64);
         assertEquals(SPIN, b.next());
