@@ -104,10 +104,6 @@ final class SocketLink implements Link {
         return v != null && Thread.currentThread().getClass() == v ? SPIN_WAIT : YIELD;
     }
 
-    SocketLink(Socket socket, int maxFrame, long spinNanos, long spinMaxNanos) throws IOException {
-        this(socket, maxFrame, spinNanos, spinMaxNanos, READ_FOREVER_MILLIS);
-    }
-
     /** {@code forever}: the read timeout that stands for none (tests shorten it). */
     SocketLink(Socket socket, int maxFrame, long spinNanos, int forever) throws IOException {
         this(socket, maxFrame, spinNanos, spinNanos, forever);
@@ -373,20 +369,17 @@ final class SocketLink implements Link {
             rpos = 0;
         }
         while (rlim < n) {
-            int k;
-            if (rlim == 0 && spinNanos > 0 && budget.adapts()) {
-                // a wait for a frame: its length, spun or blocked, sets how long the next one spins (SpinBudget)
-                long start = System.nanoTime();
+            boolean wait = rlim == 0 && spinNanos > 0;
+            // a wait for a frame: its length, spun or blocked, sets how long the next one spins (SpinBudget)
+            boolean timed = wait && budget.adapts();
+            long start = timed ? System.nanoTime() : 0;
+            if (wait) {
                 spin(budget.next());
-                k = read(rbuf, rlim, rbuf.length - rlim);
-                budget.waited(System.nanoTime() - start);
-            } else if (rlim == 0 && spinNanos > 0) {
-                spin(spinNanos);
-                k = read(rbuf, rlim, rbuf.length - rlim);
-            } else {
-                k = read(rbuf, rlim, rbuf.length - rlim);
             }
-            rlim += k;
+            rlim += read(rbuf, rlim, rbuf.length - rlim);
+            if (timed) {
+                budget.waited(System.nanoTime() - start);
+            }
         }
     }
 

@@ -52,6 +52,6 @@ public final class SocketTechnology implements Technology {
 
     @Override
     public Link open(Socket socket, boolean client) throws IOException {
-        return new SocketLink(socket, maxFrame, spinNanos, spinMaxNanos);
+        return new SocketLink(socket, maxFrame, spinNanos, spinMaxNanos, Link.READ_FOREVER_MILLIS);
     }
 }
