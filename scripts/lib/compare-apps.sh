@@ -25,12 +25,31 @@ case "$PIN" in
     none) APP_CPUS=none; PLACEMENT="none: unpinned ($NCPU CPUs)" ;;
 esac
 
+# The machine's wake-up cost, which moves the apps' times from day to day on a VM (a vCPU that halts when idle is
+# woken by the host: 20-45 us here on some days, a few on others): a blocking round trip over a Unix domain socket
+# between CPUs 1 and 0 (two cross-CPU wake-ups) and on CPU 0 alone, by bench's raw_tcp_pingpong (C, no JVM;
+# built here when missing, it needs only a C compiler). Printed at the start and at the end of the run.
+WAKE_BIN="$ROOT/bench/target/c/raw_tcp_pingpong"
+if [[ ! -x "$WAKE_BIN" && "$BUILD" = 1 ]] && command -v make >/dev/null; then
+    make -s -C "$ROOT/bench/src/main/c" "$WAKE_BIN" >/dev/null 2>&1 || true
+fi
+wakeups() { # one line: the split and same-CPU medians, or why there are none
+    if [[ ! -x "$WAKE_BIN" ]]; then echo "not measured (no $WAKE_BIN: make -C bench/src/main/c)"; return; fi
+    if ((NCPU < 2)); then echo "not measured (one CPU)"; return; fi
+    local sock="${TMPDIR:-/tmp}/remora-wakeups-$$.sock" split same # short: a socket path has at most 107 bytes
+    split="$(timeout 30 "$WAKE_BIN" -u "$sock" -s 64 -n 2000 -w 200 -m block -c 1 -C 0 2>/dev/null | cut -d, -f7)"
+    same="$(timeout 30 "$WAKE_BIN" -u "$sock" -s 64 -n 2000 -w 200 -m block -c 0 -C 0 2>/dev/null | cut -d, -f7)"
+    if [[ -z "$split" || -z "$same" ]]; then echo "not measured ($WAKE_BIN failed)"; return; fi
+    echo "blocking Unix domain socket round trip, median of 2000: CPU 1 to 0 ${split} us (two cross-CPU wake-ups), on CPU 0 alone ${same} us"
+}
+
 {
     echo "Remora compare --apps $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $NCPU CPUs, $(uname -r)"
     echo "commit:     $(cd "$ROOT" && git rev-parse --short HEAD 2>/dev/null || echo unknown)$(cd "$ROOT" && git diff --quiet 2>/dev/null || echo ' (modified tree)')"
     echo "JDK:        $JDK_VERSION ($JAVA)"
     echo "placement:  $PLACEMENT"
     echo "load:       $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown) (1/5/15-min load average at start; other work on the CPUs skews times)"
+    echo "wake-ups:   $(wakeups)"
     echo "rounds:     $ROUNDS (configurations in table order in odd rounds, reversed in even ones)"
     echo "apps:       ${APP_NAMES[*]}; sizes ${SIZE_NAMES[*]}; ranks ${RANK_COUNTS[*]}"
     echo "JVM opts:   $JVM_OPTS"
@@ -82,6 +101,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
 done
 
+WAKEUPS_END="$(wakeups)"
 rm -rf "$OUT/tmp"; rmdir "$OUT/floor" 2>/dev/null || true
 configs_csv="$(IFS=,; echo "${RUN[*]}")"
 "$JAVA" -cp "$CLASSES" dev.remora.bench.apps.AppsReport --dir "$OUT" --configs "$configs_csv" --baseline "$BASELINE" \
@@ -99,6 +119,7 @@ else
 fi
 for f in "${FAILED[@]}"; do echo "FAILED ${f/|/ on }: see $OUT/logs" | tee -a "$OUT/summary.md" >&2; done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown)" | tee -a "$OUT/summary.md" >&2
+echo "wake-ups at end: $WAKEUPS_END" | tee -a "$OUT/summary.md" >&2
 cat "$OUT/summary.md"
 echo "results: $OUT/summary.md (rows: $OUT/raw/apps.csv, rank logs: $OUT/logs, plots: $OUT/plots)"
 [[ ${#FAILED[@]} -eq 0 ]]
