@@ -698,7 +698,7 @@ plain_recheck() {
 # agent_recheck V SUITE: every test that passed plainly and not with the agent (neither format-bound nor known) runs
 # with the agent again, up to RETRIES times; one that passes in such a run is intermittent (INTERMITTENT), not a
 # regression. Its failing run stays the one the report shows the reason of.
-declare -A INTERMITTENT=()   # "V-SUITE-TEST" -> "passed in run k of N"
+declare -A INTERMITTENT=()   # "V-SUITE-TEST" -> "passed in re-run k of N with the agent"
 agent_recheck() {
     local v="$1" suite="$2" t a b k key
     local -a again=()

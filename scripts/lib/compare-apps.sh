@@ -26,7 +26,7 @@ case "$PIN" in
 esac
 
 # The machine's wake-up cost, which moves the apps' times from day to day on a VM (a vCPU that halts when idle is
-# woken by the host: 20-45 us here on some days, a few on others): a blocking round trip over a Unix domain socket
+# woken through the host, dearer on some days than on others): a blocking round trip over a Unix domain socket
 # between CPUs 1 and 0 (two cross-CPU wake-ups) and on CPU 0 alone, by bench's raw_tcp_pingpong (C, no JVM;
 # built here when missing, it needs only a C compiler). Printed at the start and at the end of the run.
 WAKE_BIN="$ROOT/bench/target/c/raw_tcp_pingpong"
