@@ -48,9 +48,9 @@
 # runs plainly again at once, so a regression is still judged against a plain result of this machine, now; the
 # cache only supplies the plain results of tests that pass with the agent. --fresh-plain runs the whole plain suite.
 # A test that passes plainly and fails with the agent then runs with the agent again (--retries, default once): the
-# JDK's tests race at times (a logging race at exit failed NoConsoleOutput once in a whole-suite run with the agent;
-# 9 of 9 passes alone), and one such race must not read as a regression. One that passes again is listed as
-# intermittent with the reason of its failure; one that fails in every run is the regression it looks like.
+# JDK's tests race at times (NoConsoleOutput's logging at JVM exit), and one such race must not read as a
+# regression. One that passes again is listed as intermittent with the reason of its failure; one that fails in
+# every run is the regression it looks like.
 # At the end, /dev/shm files of dead processes (libfabric's <pid>:<uid>:<n>, Remora's rings <pid>:remora:<n>)
 # are removed.
 set -euo pipefail
@@ -122,8 +122,7 @@ and --known divergences excepted); 2 = the script could not run (the message nam
   --retries N          how many times a test that passes plainly but not with the agent runs with the agent again
                        (default 1; 0: never). One that passes in such a run is reported as intermittent, with the
                        reason of its failure, and does not fail the run; one that fails in every run is a
-                       regression. Why: the JDK's own tests race at times (NoConsoleOutput's logging at exit failed
-                       once in a whole-suite run with the agent, passed 9 of 9 times alone)
+                       regression. Why: the JDK's own tests race at times (NoConsoleOutput's logging at JVM exit)
   -h, --help           this help
 
   jtreg test paths     test files or folders relative to test/jdk (e.g. java/rmi/Naming or
