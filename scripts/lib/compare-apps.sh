@@ -31,10 +31,19 @@ esac
 # built here when missing, it needs only a C compiler). Printed at the start and at the end of the run.
 WAKE_BIN="$ROOT/bench/target/c/raw_tcp_pingpong"
 if [[ ! -x "$WAKE_BIN" && "$BUILD" = 1 ]] && command -v make >/dev/null; then
-    make -s -C "$ROOT/bench/src/main/c" "$WAKE_BIN" >/dev/null 2>&1 || true
+    # OUT given whole: the target named here is then the one the Makefile has a rule for
+    make -s -C "$ROOT/bench/src/main/c" OUT="$ROOT/bench/target/c" "$WAKE_BIN" >"$OUT/logs/build-wakeups.log" 2>&1 \
+        || true
 fi
 wakeups() { # one line: the split and same-CPU medians, or why there are none
-    if [[ ! -x "$WAKE_BIN" ]]; then echo "not measured (no $WAKE_BIN: make -C bench/src/main/c)"; return; fi
+    if [[ ! -x "$WAKE_BIN" ]]; then
+        if [[ -s "$OUT/logs/build-wakeups.log" ]]; then
+            echo "not measured (no $WAKE_BIN; its build's output: $OUT/logs/build-wakeups.log)"
+        else
+            echo "not measured (no $WAKE_BIN: make -C bench/src/main/c)"
+        fi
+        return
+    fi
     if ((NCPU < 2)); then echo "not measured (one CPU)"; return; fi
     local sock="${TMPDIR:-/tmp}/remora-wakeups-$$.sock" split same # short: a socket path has at most 107 bytes
     split="$(timeout 30 "$WAKE_BIN" -u "$sock" -s 64 -n 2000 -w 200 -m block -c 1 -C 0 2>/dev/null | cut -d, -f7)"
