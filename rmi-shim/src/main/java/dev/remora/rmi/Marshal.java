@@ -4,6 +4,7 @@ import dev.remora.rmi.wire.FrameBuffer;
 import java.io.IOException;
 import java.io.ObjectInput;
 import java.io.ObjectOutput;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -90,11 +91,52 @@ final class Marshal {
                 }
             };
     static final Object[] NO_ARGS = new Object[0];
+    /**
+     * The facts last looked up, by the Method's identity hash (a proxy passes the same Method on every call, and the
+     * server's dispatch the same one of its method table): {@link #info} then costs an array read and a compare, where
+     * the class's map costs a {@code ClassValue} and a hash lookup with {@code Method.hashCode} and {@code equals}, which
+     * a fresh JVM runs interpreted on every call and C2 later compiles (about 30 ms of a SOR rank's C2 work).
+     * Weak, so that the cache keeps no class alive: the class's own map is what keeps its facts. A method has two
+     * slots, a pair; a third method of the pair takes the second slot. A thread may see a slot another has just set or
+     * not yet, and either is right: a miss only looks in the class's map.
+     */
+    @SuppressWarnings("unchecked")
+    private static final WeakReference<MethodInfo>[] RECENT = new WeakReference[256];
 
     private Marshal() {
     }
 
     static MethodInfo info(Method m) {
+        int slot = System.identityHashCode(m) & (RECENT.length - 1);
+        MethodInfo i = recent(slot, m);
+        if (i == null) {
+            i = recent(slot ^ 1, m);
+            if (i == null) {
+                i = lookUp(m);
+                RECENT[recent(slot, null) == null ? slot : slot ^ 1] = new WeakReference<>(i);
+            }
+        }
+        return i;
+    }
+
+    /** Whether {@link #info} finds {@code m}'s facts without the class's map (tests). */
+    static boolean cached(Method m) {
+        int slot = System.identityHashCode(m) & (RECENT.length - 1);
+        return recent(slot, m) != null || recent(slot ^ 1, m) != null;
+    }
+
+    /**
+     * The facts in {@code slot} if they are {@code m}'s (or, for a null {@code m}, any live ones), else null. Equal
+     * Methods share their facts (the class's map), and a JVM that calls and serves one interface has two instances of
+     * each of its Methods: the facts name the first, the other one matches by {@code equals}.
+     */
+    private static MethodInfo recent(int slot, Method m) {
+        WeakReference<MethodInfo> r = RECENT[slot];
+        MethodInfo i = r == null ? null : r.get();
+        return i != null && (m == null || i.method == m || i.method.equals(m)) ? i : null;
+    }
+
+    private static MethodInfo lookUp(Method m) {
         ConcurrentHashMap<Method, MethodInfo> infos = INFOS.get(m.getDeclaringClass());
         MethodInfo i = infos.get(m);
         if (i == null) {
