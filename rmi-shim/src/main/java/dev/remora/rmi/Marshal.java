@@ -95,7 +95,8 @@ final class Marshal {
      * The facts last looked up, by the Method's identity hash (a proxy passes the same Method on every call, and the
      * server's dispatch the same one of its method table): {@link #info} then costs an array read and a compare, where
      * the class's map costs a {@code ClassValue} and a hash lookup with {@code Method.hashCode} and {@code equals}, which
-     * a fresh JVM runs interpreted on every call and C2 later compiles (about 30 ms of a SOR rank's C2 work).
+     * a fresh JVM runs interpreted on every call and C2 later compiles with all it inlines (docs/waiting.md, "The comm
+     * size is the call path's warm-up").
      * Weak, so that the cache keeps no class alive: the class's own map is what keeps its facts. A method has two
      * slots, a pair; a third method of the pair takes the second slot. A thread may see a slot another has just set or
      * not yet, and either is right: a miss only looks in the class's map.
