@@ -108,22 +108,29 @@ final class Marshal {
     }
 
     static MethodInfo info(Method m) {
-        int slot = System.identityHashCode(m) & (RECENT.length - 1);
-        MethodInfo i = recent(slot, m);
+        int slot = slotOf(m);
+        MethodInfo i = inCache(slot, m);
         if (i == null) {
-            i = recent(slot ^ 1, m);
-            if (i == null) {
-                i = lookUp(m);
-                RECENT[recent(slot, null) == null ? slot : slot ^ 1] = new WeakReference<>(i);
-            }
+            i = lookUp(m);
+            RECENT[recent(slot, null) == null ? slot : slot ^ 1] = new WeakReference<>(i);
         }
         return i;
     }
 
     /** Whether {@link #info} finds {@code m}'s facts without the class's map (tests). */
     static boolean cached(Method m) {
-        int slot = System.identityHashCode(m) & (RECENT.length - 1);
-        return recent(slot, m) != null || recent(slot ^ 1, m) != null;
+        return inCache(slotOf(m), m) != null;
+    }
+
+    /** The first of {@code m}'s pair of slots. */
+    private static int slotOf(Method m) {
+        return System.identityHashCode(m) & (RECENT.length - 1);
+    }
+
+    /** {@code m}'s facts from its pair of slots, first {@code slot}, or null. */
+    private static MethodInfo inCache(int slot, Method m) {
+        MethodInfo i = recent(slot, m);
+        return i != null ? i : recent(slot ^ 1, m);
     }
 
     /**
