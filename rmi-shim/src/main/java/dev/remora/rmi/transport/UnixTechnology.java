@@ -78,8 +78,25 @@ public final class UnixTechnology implements Technology {
 
     /** {@code java.io.tmpdir/remora-USER}: the default directory of a server's sockets. */
     public static Path defaultDirectory() {
-        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        return Path.of(System.getProperty("java.io.tmpdir", "/tmp"), "remora-" + user);
+        return Path.of(System.getProperty("java.io.tmpdir", "/tmp"), "remora-" + fileNamePart(
+                System.getProperty("user.name", "user")));
+    }
+
+    /**
+     * {@code s} with every code point but ASCII letters, digits, '.', '_' and '-' made one '_', as
+     * {@code replaceAll("[^A-Za-z0-9._-]", "_")} makes it (JVMs of other Remora versions name the directory so). A
+     * loop: the regular expression's compilation spun 3 classes in every JVM's first connection.
+     */
+    static String fileNamePart(String s) {
+        StringBuilder b = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); ) {
+            int x = s.codePointAt(i);
+            i += Character.charCount(x);
+            boolean keep = x >= 'a' && x <= 'z' || x >= 'A' && x <= 'Z' || x >= '0' && x <= '9' || x == '.'
+                    || x == '_' || x == '-';
+            b.append(keep ? (char) x : '_');
+        }
+        return b.toString();
     }
 
     @Override

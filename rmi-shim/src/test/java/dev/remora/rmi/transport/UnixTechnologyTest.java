@@ -152,6 +152,12 @@ class UnixTechnologyTest {
     }
 
     /** A timed wait ends after its time and not before; a frame that comes after the spin still wakes the reader. */
+    @ParameterizedTest
+    @ValueSource(strings = {"alice", "Bob.Smith_2-x", "d\u00e9j\u00e0 vu", "a/b\\c:d", "\ud83d\ude00", "x\ud800y\udc00", "", "..", "tab\there"})
+    void theSocketDirectoryTakesTheUserNameAsTheRegularExpressionWouldHave(String user) {
+        assertEquals(user.replaceAll("[^A-Za-z0-9._-]", "_"), UnixTechnology.fileNamePart(user));
+    }
+
     @Test
     void aTimedWaitEndsAndAFrameAfterItStillArrives() throws Exception {
         Link[] l = open(unix(2_000_000), unix(2_000_000));
