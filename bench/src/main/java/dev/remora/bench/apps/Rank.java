@@ -21,6 +21,11 @@ import java.util.Map;
  * and a last barrier. Ranks other than 0 then exit; rank 0, which holds the registry and the barrier, exits when its
  * stdin closes (the launcher closes it once the others are gone), so no rank loses a peer mid-call.
  * Exit status 0 when the check passed, 1 when the answer is wrong, 2 on any other failure.
+ *
+ * <p>With {@code -Dapps.threadCpu=true} (a diagnostic: {@code --jvm-opts} of the launcher) the rank also prints, just
+ * before the timed phase and again after the check, its threads' CPU time so far, summed by thread name (digits at the
+ * end folded, so {@code [C2 CompilerThre]x1=260ms}): which of start-up, the JIT, the application's threads and RMI's
+ * takes the difference between two configurations. From {@code /proc/self/task}, in 10 ms clock ticks.
  */
 public final class Rank {
 
@@ -71,6 +76,9 @@ public final class Rank {
         app.setup(ctx);
         coordinator.barrier(rank);
         ctx.resetCounters();
+        if (Boolean.getBoolean("apps.threadCpu")) {
+            printThreadCpu();
+        }
         long t0 = System.nanoTime();
         app.run(ctx);
         long t1 = System.nanoTime();
@@ -80,6 +88,9 @@ public final class Rank {
         String wrong = app.check(ctx);
         long t3 = System.nanoTime();
         long cpu = processCpuNanos();
+        if (Boolean.getBoolean("apps.threadCpu")) {
+            printThreadCpu();
+        }
         System.out.println(String.format(Locale.ROOT,
                 "app-rank app=%s rank=%d ranks=%d size=%s compute_ms=%.3f own_ms=%.3f comm_ms=%.3f call_ms=%.3f"
                         + " calls=%d bytes=%d"
@@ -127,6 +138,31 @@ public final class Rank {
                 Thread.sleep(20);
             }
         }
+    }
+
+    /** Diagnostic ({@code -Dapps.threadCpu=true}): this JVM's threads' CPU time so far, by name, from {@code /proc}. */
+    private static void printThreadCpu() {
+        java.util.TreeMap<String, long[]> byName = new java.util.TreeMap<>();
+        java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+        if (tasks == null) {
+            return;
+        }
+        for (java.io.File t : tasks) {
+            try {
+                String stat = new String(java.nio.file.Files.readAllBytes(new java.io.File(t, "stat").toPath()));
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                long[] v = byName.computeIfAbsent(name.replaceAll("[0-9]+$", "#"), k -> new long[2]);
+                v[0] += ticks;
+                v[1]++;
+            } catch (Exception e) {
+                // a thread gone meanwhile
+            }
+        }
+        StringBuilder b = new StringBuilder("app-threads");
+        byName.forEach((n, v) -> b.append(String.format(Locale.ROOT, " [%s]x%d=%dms", n, v[1], v[0] * 10)));
+        System.out.println(b);
     }
 
     private static long processCpuNanos() {
