@@ -84,8 +84,8 @@ public final class UnixTechnology implements Technology {
 
     /**
      * {@code s} with every code point but ASCII letters, digits, '.', '_' and '-' made one '_', as
-     * {@code replaceAll("[^A-Za-z0-9._-]", "_")} makes it (JVMs of other Remora versions name the directory so). A
-     * loop: the regular expression's compilation spun 3 classes in every JVM's first connection.
+     * {@code replaceAll("[^A-Za-z0-9._-]", "_")} makes it, as the directory was named before. A loop: the regular
+     * expression's compilation spun 3 classes in every JVM's first connection.
      */
     static String fileNamePart(String s) {
         StringBuilder b = new StringBuilder(s.length());

@@ -151,13 +151,15 @@ class UnixTechnologyTest {
         assertFalse(l[1].stillOpen());
     }
 
-    /** A timed wait ends after its time and not before; a frame that comes after the spin still wakes the reader. */
+    /** The sockets' directory keeps the name it had (README: {@code java.io.tmpdir/remora-USER}), user name and all. */
     @ParameterizedTest
-    @ValueSource(strings = {"alice", "Bob.Smith_2-x", "d\u00e9j\u00e0 vu", "a/b\\c:d", "\ud83d\ude00", "x\ud800y\udc00", "", "..", "tab\there"})
+    @ValueSource(strings = {"alice", "Bob.Smith_2-x", "d\u00e9j\u00e0 vu", "a/b\\c:d", "\ud83d\ude00", "x\ud800y\udc00", "",
+        "..", "tab\there"})
     void theSocketDirectoryTakesTheUserNameAsTheRegularExpressionWouldHave(String user) {
         assertEquals(user.replaceAll("[^A-Za-z0-9._-]", "_"), UnixTechnology.fileNamePart(user));
     }
 
+    /** A timed wait ends after its time and not before; a frame that comes after the spin still wakes the reader. */
     @Test
     void aTimedWaitEndsAndAFrameAfterItStillArrives() throws Exception {
         Link[] l = open(unix(2_000_000), unix(2_000_000));
