@@ -46,10 +46,28 @@ class ExitIT {
     @EnumSource(Jdk.class)
     void theHookClosesTheListenersAndShutsTheIdleConnections(Jdk jdk) throws Exception {
         Jvm server = exitWithAnIdleConnection(jdk, List.of(Jvm.javaagent(null), "-Dremora.log=debug"));
-        Matcher m = DONE.matcher(server.stderr());
+        assertClosedAndShut(server, "by offset");
+    }
+
+    /**
+     * Without jdk.internal.misc exported to Remora ({@code remora.serializer.unsafe=false}) the hook finds RMI's
+     * transports by reflection, as the JDK's own {@code allKnownTransports} returns them, with the same result.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void withoutUnsafeTheHookFindsTheTransportsByReflection(Jdk jdk) throws Exception {
+        Jvm server = exitWithAnIdleConnection(jdk, List.of(Jvm.javaagent(null), "-Dremora.log=debug",
+                "-Dremora.serializer.unsafe=false"));
+        assertClosedAndShut(server, "by reflection");
+    }
+
+    private static void assertClosedAndShut(Jvm server, String how) throws Exception {
+        String err = server.stderr();
+        Matcher m = DONE.matcher(err);
         assertTrue(m.find(), () -> "no exit line\n" + server.describe());
         assertTrue(Integer.parseInt(m.group(1)) >= 2, () -> "registry and calc listen\n" + server.describe());
         assertTrue(Integer.parseInt(m.group(2)) >= 1, () -> "this JVM's connection\n" + server.describe());
+        assertTrue(err.contains("(RMI's transports read " + how + ")"), () -> "read " + how + "\n" + server.describe());
     }
 
     /**
