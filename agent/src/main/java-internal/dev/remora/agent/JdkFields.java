@@ -5,10 +5,10 @@ import jdk.internal.misc.Unsafe;
 
 /**
  * Reads of JDK fields by offset, through {@code jdk.internal.misc.Unsafe}: on JDK 18 and later a reflective
- * {@code Method.invoke} or {@code Field.get} builds its accessor from method handles at its first use, and at a JVM's
- * exit that spun classes and allocated enough to start a garbage collection ({@link ExitRelease}). Compiled on its own
- * with {@code --add-exports java.base/jdk.internal.misc} (src/main/java-internal); used only once java.base exports
- * that package to this module, as the agent does at activation unless {@code remora.serializer.unsafe=false}.
+ * {@code Method.invoke} or {@code Field.get} builds its accessor from method handles at its first use, which at a
+ * JVM's exit spun a class and took a few ms ({@link ExitRelease}). Compiled on its own with {@code --add-exports
+ * java.base/jdk.internal.misc} (src/main/java-internal); used only once java.base exports that package to this
+ * module, as the agent does at activation unless {@code remora.serializer.unsafe=false}.
  */
 final class JdkFields {
     private static final Unsafe U = Unsafe.getUnsafe();

@@ -9,7 +9,7 @@ import java.net.Socket;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.LinkedList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -59,15 +59,16 @@ final class ExitRelease implements Runnable {
     private final long transportServer;
     private final boolean direct;
 
-    private ExitRelease(Method allKnownTransports, Field server, Field[] direct, CallRouter router) {
+    private ExitRelease(Method allKnownTransports, Field server, Object endpointsBase, long[] offsets,
+            CallRouter router) {
         this.allKnownTransports = allKnownTransports;
         this.server = server;
         this.router = router;
-        this.direct = direct != null;
-        this.endpointsBase = direct == null ? null : JdkFields.staticBase(direct[0]);
-        this.endpoints = direct == null ? 0 : JdkFields.staticOffset(direct[0]);
-        this.endpointTransport = direct == null ? 0 : JdkFields.offset(direct[1]);
-        this.transportServer = direct == null ? 0 : JdkFields.offset(direct[2]);
+        this.direct = offsets != null;
+        this.endpointsBase = endpointsBase;
+        this.endpoints = offsets == null ? 0 : offsets[0];
+        this.endpointTransport = offsets == null ? 0 : offsets[1];
+        this.transportServer = offsets == null ? 0 : offsets[2];
     }
 
     /** Remembers a socket RMI accepted, once the hook is installed (called once per accepted connection). */
@@ -91,13 +92,22 @@ final class ExitRelease implements Runnable {
             Class<?> tcpTransport = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, null);
             Field server = tcpTransport.getDeclaredField("server");
             server.setAccessible(true);
-            Field[] direct = null;
+            Object endpointsBase = null;
+            long[] offsets = null;
             if (Object.class.getModule().isExported("jdk.internal.misc", ExitRelease.class.getModule())) {
-                direct = new Field[] {endpoint.getDeclaredField("localEndpoints"),
-                    endpoint.getDeclaredField("transport"), server};
+                try {
+                    Field local = endpoint.getDeclaredField("localEndpoints");
+                    endpointsBase = JdkFields.staticBase(local);
+                    offsets = new long[] {JdkFields.staticOffset(local),
+                        JdkFields.offset(endpoint.getDeclaredField("transport")), JdkFields.offset(server)};
+                } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                    endpointsBase = null; // a JDK whose fields differ: by reflection, as allKnownTransports returns them
+                    offsets = null;
+                    Log.debug("exit: RMI's transports will be read by reflection (" + e + ")");
+                }
             }
             Installer.exportFromJavaBase(inst, "jdk.internal.access");
-            ExitRelease hook = new ExitRelease(transports, server, direct, router);
+            ExitRelease hook = new ExitRelease(transports, server, endpointsBase, offsets, router);
             // java.base uses slots 0 (console), 1 (the application's hooks) and 2 (DeleteOnExit); the last one free
             for (int slot = 9; slot > 2; slot--) {
                 try {
@@ -192,7 +202,7 @@ final class ExitRelease implements Runnable {
         Set<Object> found = Collections.newSetFromMap(new IdentityHashMap<Object, Boolean>());
         synchronized (local) {
             for (Object list : local.values()) {
-                Object transport = JdkFields.read(((LinkedList<?>) list).getFirst(), endpointTransport);
+                Object transport = JdkFields.read(((List<?>) list).get(0), endpointTransport);
                 if (transport != null) {
                     found.add(transport);
                 }
