@@ -98,7 +98,8 @@ public enum Property {
                     + " serializers copy fields at their offsets with its Unsafe, as the JDK's own serialization does"
                     + " (no method handle per field: each one a JVM had not compiled yet spun a class after 127"
                     + " calls); false = method handles. The same export lets the transports' shared count of"
-                    + " spinning waiters (/dev/shm) use that Unsafe too, instead of a var handle."),
+                    + " spinning waiters (/dev/shm) use that Unsafe too, instead of a var handle, and the exit hook"
+                    + " (remora.exit.fast) read RMI's transports at their offsets instead of by reflection."),
     SERIALIZER_CODEGEN_AFTER("remora.serializer.codegen.after", "1000", integer(0, Integer.MAX_VALUE),
             "With remora.serializer.unsafe: objects of a class (written and read) that a loop over its fields"
                     + " copies before its own serializer is generated. Generating one costs a fresh JVM milliseconds"
