@@ -6,9 +6,9 @@ import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -46,29 +46,13 @@ final class ExitRelease implements Runnable {
     private final Method allKnownTransports;
     private final Field server;
     private final CallRouter router;
-    /**
-     * The same by offset ({@link JdkFields}) when java.base exports jdk.internal.misc to Remora: {@code
-     * TCPEndpoint.localEndpoints} (what {@code allKnownTransports} reads), {@code TCPEndpoint.transport} and {@code
-     * TCPTransport.server}. On JDK 18 and later the reflective path's first {@code invoke} and {@code get} build their
-     * accessors from method handles, at exit: on JDK 25 the hook's work took 2.5-3.7 ms that way and spun a class,
-     * 0.9-1.5 ms by offset (6 runs each of a small RMI program). Unused ({@code direct} false) without the export.
-     */
-    private final Object endpointsBase;
-    private final long endpoints;
-    private final long endpointTransport;
-    private final long transportServer;
-    private final boolean direct;
+    /** Whether the last {@link #listeningSockets} read RMI's fields by offset (for the debug line). */
+    private boolean byOffset;
 
-    private ExitRelease(Method allKnownTransports, Field server, Object endpointsBase, long[] offsets,
-            CallRouter router) {
+    private ExitRelease(Method allKnownTransports, Field server, CallRouter router) {
         this.allKnownTransports = allKnownTransports;
         this.server = server;
         this.router = router;
-        this.direct = offsets != null;
-        this.endpointsBase = endpointsBase;
-        this.endpoints = offsets == null ? 0 : offsets[0];
-        this.endpointTransport = offsets == null ? 0 : offsets[1];
-        this.transportServer = offsets == null ? 0 : offsets[2];
     }
 
     /** Remembers a socket RMI accepted, once the hook is installed (called once per accepted connection). */
@@ -89,25 +73,11 @@ final class ExitRelease implements Runnable {
             Class<?> endpoint = Class.forName("sun.rmi.transport.tcp.TCPEndpoint", false, null);
             Method transports = endpoint.getDeclaredMethod("allKnownTransports");
             transports.setAccessible(true);
-            Class<?> tcpTransport = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, null);
-            Field server = tcpTransport.getDeclaredField("server");
+            Field server = Class.forName("sun.rmi.transport.tcp.TCPTransport", false, null)
+                    .getDeclaredField("server");
             server.setAccessible(true);
-            Object endpointsBase = null;
-            long[] offsets = null;
-            if (Object.class.getModule().isExported("jdk.internal.misc", ExitRelease.class.getModule())) {
-                try {
-                    Field local = endpoint.getDeclaredField("localEndpoints");
-                    endpointsBase = JdkFields.staticBase(local);
-                    offsets = new long[] {JdkFields.staticOffset(local),
-                        JdkFields.offset(endpoint.getDeclaredField("transport")), JdkFields.offset(server)};
-                } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-                    endpointsBase = null; // a JDK whose fields differ: by reflection, as allKnownTransports returns them
-                    offsets = null;
-                    Log.debug("exit: RMI's transports will be read by reflection (" + e + ")");
-                }
-            }
             Installer.exportFromJavaBase(inst, "jdk.internal.access");
-            ExitRelease hook = new ExitRelease(transports, server, endpointsBase, offsets, router);
+            ExitRelease hook = new ExitRelease(transports, server, router);
             // java.base uses slots 0 (console), 1 (the application's hooks) and 2 (DeleteOnExit); the last one free
             for (int slot = 9; slot > 2; slot--) {
                 try {
@@ -153,10 +123,8 @@ final class ExitRelease implements Runnable {
         long start = System.nanoTime();
         int listeners = 0, connections = 0, links = 0;
         try {
-            for (Object transport : transports()) {
-                ServerSocket s = (ServerSocket) (direct ? JdkFields.read(transport, transportServer)
-                        : server.get(transport));
-                if (s != null && !s.isClosed()) {
+            for (ServerSocket s : listeningSockets()) {
+                if (!s.isClosed()) {
                     s.close();
                     listeners++;
                 }
@@ -186,28 +154,49 @@ final class ExitRelease implements Runnable {
         if (Log.debugEnabled()) {
             Log.debug("exit: closed " + listeners + " listening socket(s), shut " + connections + " connection(s),"
                     + " released " + links + " Remora link(s) in " + (System.nanoTime() - start) / 1000 + " us"
-                    + (direct ? " (RMI's transports read by offset)" : " (RMI's transports read by reflection)"));
+                    + (byOffset ? " (RMI's transports read by offset)" : " (RMI's transports read by reflection)"));
         }
     }
 
     /**
-     * RMI's transports with a listening socket or a connection: {@code TCPEndpoint.allKnownTransports()}, read the way
-     * it reads them (under the map's lock, the first endpoint of each list) when {@link #direct}.
+     * The listening sockets of RMI's transports, as {@code TCPEndpoint.allKnownTransports()} finds the transports.
+     * When java.base exports jdk.internal.misc to Remora, its fields are read at their offsets ({@link JdkFields}) the
+     * way that method reads them (under the map's lock, the first endpoint of each list): on JDK 18 and later a
+     * reflective {@code invoke} and {@code get} build their accessors from method handles at first use, and at exit on
+     * JDK 25 the hook's work took 2.5-3.7 ms that way and spun a class, 1.3-2.0 ms by offset (6 runs each of a small
+     * RMI program). Without the export, or on a JDK whose fields differ, by reflection. A transport shared by several
+     * endpoints gives its socket more than once.
      */
-    private Collection<?> transports() throws ReflectiveOperationException {
-        if (!direct) {
-            return (Collection<?>) allKnownTransports.invoke(null);
-        }
-        Map<?, ?> local = (Map<?, ?>) JdkFields.read(endpointsBase, endpoints);
-        Set<Object> found = Collections.newSetFromMap(new IdentityHashMap<Object, Boolean>());
-        synchronized (local) {
-            for (Object list : local.values()) {
-                Object transport = JdkFields.read(((List<?>) list).get(0), endpointTransport);
-                if (transport != null) {
-                    found.add(transport);
+    private List<ServerSocket> listeningSockets() throws ReflectiveOperationException {
+        List<ServerSocket> sockets = new ArrayList<>();
+        if (Object.class.getModule().isExported("jdk.internal.misc", ExitRelease.class.getModule())) {
+            try {
+                Class<?> endpoint = allKnownTransports.getDeclaringClass();
+                Field local = endpoint.getDeclaredField("localEndpoints");
+                long transportAt = JdkFields.offset(endpoint.getDeclaredField("transport"));
+                long serverAt = JdkFields.offset(server);
+                Map<?, ?> map = (Map<?, ?>) JdkFields.read(JdkFields.staticBase(local), JdkFields.staticOffset(local));
+                synchronized (map) {
+                    for (Object list : map.values()) {
+                        Object transport = JdkFields.read(((List<?>) list).get(0), transportAt);
+                        Object s = transport == null ? null : JdkFields.read(transport, serverAt);
+                        if (s != null) {
+                            sockets.add((ServerSocket) s);
+                        }
+                    }
                 }
+                byOffset = true;
+                return sockets;
+            } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+                sockets.clear(); // fields that differ from the JDK's we know: by reflection
             }
         }
-        return found;
+        for (Object transport : (Collection<?>) allKnownTransports.invoke(null)) {
+            ServerSocket s = (ServerSocket) server.get(transport);
+            if (s != null) {
+                sockets.add(s);
+            }
+        }
+        return sockets;
     }
 }
