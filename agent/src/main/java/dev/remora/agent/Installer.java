@@ -91,8 +91,7 @@ public final class Installer {
                 return;
             }
             HookTransformer transformer = new HookTransformer(points, activation, stats);
-            inst.addTransformer(transformer, true);
-            transformer.retransformLoaded(inst);
+            transformer.install(inst);
             if (config.flag(Property.STATS)) {
                 Runtime.getRuntime().addShutdownHook(new Thread(new StatsReport(stats), "remora-stats"));
             }

@@ -6,15 +6,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.remora.it.Jvm.Jdk;
+import dev.remora.it.agents.RetransformingAgent;
 import dev.remora.it.app.CalcClient;
 import dev.remora.it.app.CalcServer;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -355,6 +362,64 @@ class AgentIT {
             server.stop();
             assertTrue(server.stat("server_jrmp_dispatches") >= 2 * ROUNDS,
                     () -> "hooks installed by attach saw the calls\n" + server.describe());
+        }
+    }
+
+    /**
+     * Another agent that retransforms the hooked classes once Remora's class-load transformer is gone (an APM or a
+     * profiler attached later) is handed them with Remora's hooks, and they keep them: the JVM starts a
+     * retransformation from what a transformer registered for class loads only made of the class.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void anotherAgentsRetransformationKeepsTheHooks(Jdk jdk, @TempDir Path dir) throws Exception {
+        Path jar = dir.resolve("retransforming-agent.jar");
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().putValue("Agent-Class", RetransformingAgent.class.getName());
+        manifest.getMainAttributes().putValue("Can-Retransform-Classes", "true");
+        String entry = RetransformingAgent.class.getName().replace('.', '/') + ".class";
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest);
+                InputStream in = RetransformingAgent.class.getClassLoader().getResourceAsStream(entry)) {
+            out.putNextEntry(new JarEntry(entry));
+            in.transferTo(out);
+            out.closeEntry();
+        }
+        List<String> hooked = List.of("sun.rmi.server.UnicastRef", "sun.rmi.server.UnicastServerRef",
+                "sun.rmi.transport.tcp.TCPTransport$ConnectionHandler");
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, agent("-Dremora.log=debug"), CalcServer.class.getName(),
+                String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            for (int i = 0; i < 2; i++) { // the first loads the accept path's class, the last hooked one
+                if (i == 1) {
+                    assertTrue(server.stderr().contains("the class-load transformer is removed"), server::describe);
+                    com.sun.tools.attach.VirtualMachine vm =
+                            com.sun.tools.attach.VirtualMachine.attach(String.valueOf(server.pid()));
+                    try {
+                        vm.loadAgent(jar.toString(), String.join(",", hooked));
+                    } finally {
+                        vm.detach();
+                    }
+                    server.awaitLine("RETRANSFORMED 3", 60);
+                    for (String c : hooked) {
+                        assertTrue(server.stdoutLines().contains("retransformed " + c + " hooks=true"),
+                                () -> c + " handed to the other agent with Remora's hooks\n" + server.describe());
+                    }
+                }
+                try (Jvm client = Jvm.start(jdk, agent(), CalcClient.class.getName(), String.valueOf(port),
+                        String.valueOf(ROUNDS))) {
+                    assertEquals(0, client.waitFor(120), client::describe);
+                    assertEquals(vanilla(jdk), client.stdoutLines());
+                    long calls = expectedCalls(client.stdoutLines());
+                    assertEquals(calls, client.stat("calls_remora"),
+                            () -> "every call on Remora's path, so the server's hooks answered\n" + client.describe()
+                                    + "\nserver:\n" + server.describe());
+                }
+            }
+            server.stop();
+            assertTrue(server.stat("accepts") >= 2, server::describe);
+            assertEquals(0, server.stat("advice_errors"), server::describe);
         }
     }
 
