@@ -14,7 +14,7 @@ import java.util.zip.ZipOutputStream;
 /**
  * Build step of the agent module, run by Maven after the shade plugin ({@code java NestByteBuddy.java JAR}): moves the
  * shaded Byte Buddy and the one class that uses it ({@code AdviceWeaver}) out of remora-agent.jar into a single
- * stored entry, {@code META-INF/remora/byte-buddy.jar}.
+ * stored entry, {@code META-INF/remora/byte-buddy.jar}, and stores the jar's other entries uncompressed too.
  *
  * <p>Why: every JVM started with the agent opens its jar and reads and hashes the jar's whole central directory, and
  * Byte Buddy was 3,087 of its 3,415 entries, while a JVM whose hooked classes come from the woven-class cache never
@@ -60,12 +60,15 @@ public final class NestByteBuddy {
                     copy.setTime(e.getTime());
                 }
                 ZipOutputStream to = move ? inner : outer;
-                to.putNextEntry(copy);
-                if (!e.isDirectory()) {
-                    try (InputStream data = in.getInputStream(e)) {
-                        data.transferTo(to);
-                    }
+                byte[] data;
+                try (InputStream i = in.getInputStream(e)) {
+                    data = e.isDirectory() ? new byte[0] : i.readAllBytes();
                 }
+                if (!move) {
+                    stored(copy, data);
+                }
+                to.putNextEntry(copy);
+                to.write(data);
                 to.closeEntry();
                 if (move) {
                     moved++;
@@ -78,13 +81,8 @@ public final class NestByteBuddy {
             }
             inner.finish();
             byte[] nested = nestedBytes.toByteArray();
-            CRC32 crc = new CRC32();
-            crc.update(nested);
             ZipEntry e = new ZipEntry(NESTED);
-            e.setMethod(ZipEntry.STORED); // read back as it lies in the jar: no inflating of a compressed jar again
-            e.setSize(nested.length);
-            e.setCompressedSize(nested.length);
-            e.setCrc(crc.getValue());
+            stored(e, nested); // read back as it lies in the jar: no inflating of a compressed jar again
             e.setTimeLocal(FIXED_TIME);
             outer.putNextEntry(e);
             outer.write(nested);
@@ -92,6 +90,20 @@ public final class NestByteBuddy {
         }
         Files.move(out, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         System.out.println("NestByteBuddy: " + jar + ": " + kept + " entries, " + moved + " moved into " + NESTED);
+    }
+
+    /**
+     * Makes {@code e} a stored (uncompressed) entry of {@code data}. Every entry of the agent jar is stored: an RMI JVM
+     * loads about 200 of its classes, and inflating them (the JDK's {@code Inflater} and {@code ZipFile} paths made
+     * hot enough for C1) cost 7-15 ms of CPU per JVM (docs/startup.md); the jar is about 0.9 MB larger for it.
+     */
+    private static void stored(ZipEntry e, byte[] data) {
+        CRC32 crc = new CRC32();
+        crc.update(data);
+        e.setMethod(ZipEntry.STORED);
+        e.setSize(data.length);
+        e.setCompressedSize(data.length);
+        e.setCrc(crc.getValue());
     }
 
     private static boolean hasMoved(ZipFile in) {
