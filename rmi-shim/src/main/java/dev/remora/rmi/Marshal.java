@@ -70,7 +70,16 @@ final class Marshal {
         }
 
         static Waits of(String name) {
-            return BY_NAME.computeIfAbsent(name, Waits::new);
+            // no lambda: its first use spins a class, 1.5 ms of the first call of every JVM's first void method
+            Waits w = BY_NAME.get(name);
+            if (w == null) {
+                Waits fresh = new Waits(name);
+                w = BY_NAME.putIfAbsent(name, fresh);
+                if (w == null) {
+                    w = fresh;
+                }
+            }
+            return w;
         }
 
         /** Every name counted so far. */
