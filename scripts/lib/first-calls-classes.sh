@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Writes agent/src/main/resources/META-INF/remora/first-calls.classes, the classes remora.preload loads ahead of a
 # JVM's first Remora calls (dev.remora.agent.Preload). From a JVM pair's class-load logs: a server that exports an
-# object, a client that calls it with an object of a few fields and gets an int[] back, both with the agent (JDK on
+# object, a client that calls it with an object of a few fields and gets an int[] back, then a void method, both with the agent (JDK on
 # PATH or JAVA_HOME); kept: the classes either JVM loaded after its router was made, named (no hidden or generated
 # class), less the JDK classes the same pair loads without the agent. Run it after changing what a call goes
 # through; PreloadListIT fails when a listed class no longer exists.
@@ -26,6 +26,8 @@ import java.rmi.server.UnicastRemoteObject;
 public class FirstCalls {
     public interface Peer extends Remote {
         int[] put(Item item) throws RemoteException;
+
+        void note(int k, int[] row) throws RemoteException;
     }
 
     public static final class Item implements Serializable {
@@ -47,6 +49,12 @@ public class FirstCalls {
         public int[] put(Item item) {
             return item.values.clone();
         }
+
+        public void note(int k, int[] row) {
+            if (row.length != k) {
+                throw new IllegalArgumentException("row of " + row.length);
+            }
+        }
     }
 
     public static void main(String[] args) throws Exception {
@@ -66,6 +74,7 @@ public class FirstCalls {
             if (p.put(new Item(i, 0.5 * i, "item" + i, new int[] {i, i + 1})).length != 2) {
                 throw new AssertionError("wrong answer");
             }
+            p.note(i, new int[i]); // a void method: its first call counts its caller's waits (Marshal.Waits)
         }
     }
 }

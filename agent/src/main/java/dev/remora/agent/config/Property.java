@@ -106,9 +106,10 @@ public enum Property {
                     + " (and ASM's loading before the first), which a class that crosses the wire a few times never"
                     + " earns back. 0 = generate at a class's first use."),
     PRELOAD("remora.preload", "true", values("true", "false"),
-            "true = once the application starts to use RMI, a background thread loads the classes of Remora's first"
-                    + " calls (about two hundred, which a first call otherwise loads while its caller waits) and runs"
-                    + " the slowest of their static initialisers; false = each when first used."),
+            "true = once the application starts to use RMI, a background thread loads and verifies the classes of"
+                    + " Remora's first calls (about two hundred, which a first call otherwise loads and verifies while"
+                    + " its caller waits) and runs the slowest of their static initialisers; false = each when first"
+                    + " used."),
     EXIT_FAST("remora.exit.fast", "true", values("true", "false"),
             "JVM exit: true = once the application's shutdown hooks have run, RMI's listening sockets are closed and"
                     + " its accepted connections shut for reading, so no thread is left blocked in a socket call (the"
