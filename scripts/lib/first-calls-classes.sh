@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Writes agent/src/main/resources/META-INF/remora/first-calls.classes, the classes remora.preload loads ahead of a
 # JVM's first Remora calls (dev.remora.agent.Preload). From a JVM pair's class-load logs: a server that exports an
-# object, a client that calls it with an object of a few fields and gets an int[] back, then a void method, both with the agent (JDK on
-# PATH or JAVA_HOME); kept: the classes either JVM loaded after its router was made, named (no hidden or generated
-# class), less the JDK classes the same pair loads without the agent. Run it after changing what a call goes
-# through; PreloadListIT fails when a listed class no longer exists.
+# object, a client that calls it with an object of a few fields and gets an int[] back, then a void method, both
+# with the agent (JDK on PATH or JAVA_HOME); kept: the classes either JVM loaded after its router was made, named
+# (no hidden or generated class), less the JDK classes the same pair loads without the agent. Run it after changing
+# what a call goes through; PreloadListIT fails when a listed class no longer exists.
 #   scripts/lib/first-calls-classes.sh [agent.jar]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
