@@ -41,8 +41,8 @@ final class Preload {
     /**
      * Links {@code c} (verifies its bytecode) without initialising it; false if that failed. HotSpot links a class
      * before it lists its members, and a class's constructors are few. Loading alone left the verification to the
-     * first call that uses the class: 0.5 ms for the serializer's writer, 1.1 ms for its reader, on a first call with an object argument
-     * in a JVM whose calls had all been primitive (docs/startup.md, "Classes verified ahead").
+     * first call that uses the class: 0.5 ms for the serializer's writer, 1.1 ms for its reader, on a first call with
+     * an object argument in a JVM whose calls had all been primitive (docs/startup.md, "Classes verified ahead").
      */
     static boolean link(Class<?> c) {
         try {

@@ -44,7 +44,7 @@ class PreloadLinkTest {
         assertTrue(Preload.link(PreloadLinkTest.class));
     }
 
-    /** public class BadBytecode { public static Object f() { return 0; } }: iconst_0 areturn, which no verifier takes. */
+    /** class BadBytecode { static Object f() { return 0; } } as iconst_0, areturn: which no verifier takes. */
     private static byte[] badBytecode() {
         ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
         w.visit(Opcodes.V11, Opcodes.ACC_PUBLIC, "dev/remora/agent/BadBytecode", null, "java/lang/Object", null);
