@@ -61,7 +61,7 @@ final class Preload {
     static int run() {
         ClassLoader loader = Preload.class.getClassLoader();
         long start = System.nanoTime();
-        int found = 0, missing = 0;
+        int missing = 0;
         java.util.List<Class<?>> loaded = new java.util.ArrayList<>(256);
         try {
             byte[] list = AgentJar.readOrNull(loader, LIST);
@@ -76,7 +76,6 @@ final class Preload {
                 }
                 try {
                     loaded.add(Class.forName(name, false, loader));
-                    found++;
                 } catch (ClassNotFoundException | LinkageError e) {
                     missing++;
                 }
@@ -95,9 +94,9 @@ final class Preload {
             }
         }
         if (Log.debugEnabled()) {
-            Log.debug("preloaded " + found + " classes in " + (System.nanoTime() - start) / 1_000_000 + " ms"
+            Log.debug("preloaded " + loaded.size() + " classes in " + (System.nanoTime() - start) / 1_000_000 + " ms"
                     + (missing > 0 ? " (" + missing + " listed but not found)" : ""));
         }
-        return found;
+        return loaded.size();
     }
 }

@@ -70,16 +70,11 @@ final class Marshal {
         }
 
         static Waits of(String name) {
-            // no lambda: its first use spun a class, 0.8 ms on each side of a JVM's first call of a void method
-            Waits w = BY_NAME.get(name);
-            if (w == null) {
-                Waits fresh = new Waits(name);
-                w = BY_NAME.putIfAbsent(name, fresh);
-                if (w == null) {
-                    w = fresh;
-                }
-            }
-            return w;
+            // no lambda: its first use spun a class, 0.8 ms on each side of a JVM's first call of a void method;
+            // called once per method's MethodInfo, so a Waits made for nothing costs nothing worth a lookup first
+            Waits fresh = new Waits(name);
+            Waits first = BY_NAME.putIfAbsent(name, fresh);
+            return first != null ? first : fresh;
         }
 
         /** Every name counted so far. */
