@@ -84,9 +84,10 @@ public final class Installer {
             boolean oosFast = "fast".equals(config.get(Property.OOS)) && oosFastPossible();
             boolean counting = config.flag(Property.STATS) && config.flag(Property.STATS_STREAMS);
             Stats stats = new Stats();
-            List<HookPoint> points = points(oosFast, counting);
+            boolean early = config.flag(Property.CONNECT_EARLY);
+            List<HookPoint> points = points(oosFast, counting, early);
             // remora.oos=fast's points were checked by oosFastPossible: the activation checks the others
-            Activation activation = new Activation(inst, config, stats, oosFast, points(false, counting));
+            Activation activation = new Activation(inst, config, stats, oosFast, points(false, counting, early));
             if ((config.strict() || oosFast) && activation.weaver("(premain)") == null) {
                 return;
             }
@@ -111,11 +112,14 @@ public final class Installer {
         return String.valueOf(nanos / 100_000 / 10.0);
     }
 
-    /** The hook points to weave: the RMI ones, the stream counters when asked for, remora.oos=fast's when on. */
-    private static List<HookPoint> points(boolean oosFast, boolean counting) {
+    /**
+     * The hook points to weave: the RMI ones (the DGC client's with remora.connect.early), the stream counters when
+     * asked for, remora.oos=fast's when on.
+     */
+    private static List<HookPoint> points(boolean oosFast, boolean counting, boolean early) {
         List<HookPoint> points = new ArrayList<>();
         for (HookPoint h : HookPoint.ALL) {
-            if (counting || !h.countsOnly()) {
+            if ((counting || !h.countsOnly()) && (early || !h.opensEarly())) {
                 points.add(h);
             }
         }
@@ -179,6 +183,7 @@ public final class Installer {
                         : dev.remora.rmi.RouterOptions.Dispatch.AUTO)
                 .handoffMicros(config.integer(Property.DISPATCH_HANDOFF))
                 .probeTimeoutMillis(config.integer(Property.PROBE_TIMEOUT))
+                .connectEarly(config.flag(Property.CONNECT_EARLY))
                 .maxFrameBytes(config.integer(Property.FRAME_MAX))
                 .transport("fabric".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.FABRIC
                         : "socket".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.SOCKET

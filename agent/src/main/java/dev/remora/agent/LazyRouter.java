@@ -2,6 +2,7 @@ package dev.remora.agent;
 
 import dev.remora.agent.config.Property;
 import dev.remora.agent.config.RemoraConfig;
+import dev.remora.agent.hooks.HookPoint;
 import dev.remora.agent.stats.Stats;
 import dev.remora.rmi.CallRouter;
 import java.io.IOException;
@@ -21,6 +22,11 @@ final class LazyRouter implements CallRouter {
     private final RemoraConfig config;
     private final Stats stats;
     private volatile CallRouter router;
+    /**
+     * {@link #stubsArrived} before the router was made: {endpoint, refs} pairs handed to it once made. Guarded by
+     * this; null once the router is made.
+     */
+    private java.util.List<Object[]> early = new java.util.ArrayList<>();
 
     LazyRouter(Instrumentation inst, RemoraConfig config, Stats stats) {
         this.inst = inst;
@@ -41,6 +47,11 @@ final class LazyRouter implements CallRouter {
             public void run() {
                 try {
                     CallRouter r = router();
+                    if (r != CallRouter.JRMP && config.flag(Property.CONNECT_EARLY)) {
+                        // loaded (and so woven) now, not at the first stub: the class-load transformer waits for
+                        // it, and a JVM that serves but receives no stub would keep it registered for good
+                        Class.forName(HookPoint.DGC_CLIENT, false, null);
+                    }
                     if (r != CallRouter.JRMP && config.flag(Property.PRELOAD)) {
                         Preload.run();
                     }
@@ -57,18 +68,46 @@ final class LazyRouter implements CallRouter {
     private CallRouter router() {
         CallRouter r = router;
         if (r == null) {
+            java.util.List<Object[]> arrived;
             synchronized (this) {
                 r = router;
-                if (r == null) {
-                    long start = System.nanoTime();
-                    Installer.enableNativeAccess(inst, config);
-                    r = Installer.router(config, stats);
-                    router = r;
-                    Log.debug("router made in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+                if (r != null) {
+                    return r;
                 }
+                long start = System.nanoTime();
+                Installer.enableNativeAccess(inst, config);
+                r = Installer.router(config, stats);
+                router = r;
+                arrived = early;
+                early = null;
+                Log.debug("router made in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+            }
+            for (Object[] a : arrived) {
+                r.stubsArrived(a[0], (java.util.List<?>) a[1]);
             }
         }
         return r;
+    }
+
+    /**
+     * Handed to the router when it is made, not made here: the thread that unmarshalled the stub is inside the
+     * application's call (a registry lookup), which would wait for the router's making.
+     */
+    @Override
+    public void stubsArrived(Object endpoint, java.util.List<?> liveRefs) {
+        CallRouter r = router;
+        if (r == null) {
+            synchronized (this) {
+                r = router;
+                if (r == null) {
+                    if (early.size() < 64) {
+                        early.add(new Object[] {endpoint, liveRefs});
+                    }
+                    return;
+                }
+            }
+        }
+        r.stubsArrived(endpoint, liveRefs);
     }
 
     @Override

@@ -30,6 +30,7 @@ public final class RemoraBridge {
     private static volatile MethodHandle streamRead;    // (Object)void
     private static volatile MethodHandle failed;        // (Throwable)void
     private static volatile MethodHandle async;         // (Callable)CompletableFuture
+    private static volatile MethodHandle stubsArrived;  // (Object,Object)void
     private static volatile MethodHandle fastWriter;    // (ObjectOutputStream,Object)ObjectOutputStream
     private static volatile MethodHandle fastReader;    // (ObjectInputStream,Object)Object
     private static volatile MethodHandle fastDescriptor; // (ObjectInputStream)ObjectStreamClass
@@ -69,9 +70,10 @@ public final class RemoraBridge {
         streamRead = handles[5];
         failed = handles[6];
         async = handles[7];
-        fastWriter = handles.length > 8 ? handles[8] : null;
-        fastReader = handles.length > 9 ? handles[9] : null;
-        fastDescriptor = handles.length > 10 ? handles[10] : null;
+        stubsArrived = handles[8];
+        fastWriter = handles.length > 9 ? handles[9] : null;
+        fastReader = handles.length > 10 ? handles[10] : null;
+        fastDescriptor = handles.length > 11 ? handles[11] : null;
     }
 
     /** remora.debug.faults=advice (tests): from now on every hook throws into its advice. */
@@ -86,6 +88,7 @@ public final class RemoraBridge {
         dispatch = null;
         accept = null;
         async = null;
+        stubsArrived = null;
         streamWrite = null;
         streamRead = null;
         fastWriter = null;
@@ -140,6 +143,17 @@ public final class RemoraBridge {
         fault();
         MethodHandle h = accept;
         return h == null ? socket : (Socket) h.invokeExact(connectionHandler, socket);
+    }
+
+    /**
+     * Before {@code DGCClient.registerRefs(Endpoint, List)}: stubs for remote objects at {@code endpoint} arrived.
+     */
+    public static void stubsArrived(Object endpoint, Object refs) throws Throwable {
+        fault();
+        MethodHandle h = stubsArrived;
+        if (h != null) {
+            h.invokeExact(endpoint, refs);
+        }
     }
 
     /**

@@ -33,6 +33,17 @@ public interface CallRouter {
     Socket accept(Object connectionHandler, Socket socket) throws IOException;
 
     /**
+     * References to remote objects at {@code endpoint} (a {@code sun.rmi.transport.Endpoint}) were unmarshalled in this
+     * JVM: a stub arrived, and the JDK's DGC is about to make its first call to that endpoint for them. A router may
+     * start opening its own connection there, in the background. Runs on the thread that unmarshalled the stub (the
+     * application's, inside its remote call): must not block.
+     *
+     * @param liveRefs the references ({@code sun.rmi.transport.LiveRef}s)
+     */
+    default void stubsArrived(Object endpoint, java.util.List<?> liveRefs) {
+    }
+
+    /**
      * {@code Remora.async(task)} (the API jar): runs {@code task} on this thread; its first remote call that Remora
      * carries is sent without waiting for its reply, and the future completes with that call's outcome; a task that
      * makes no such call ran synchronously and its future is complete. Never throws once the task has run.

@@ -210,6 +210,94 @@ public final class RemoraRouter implements CallRouter {
         }
     }
 
+    /**
+     * remora.connect.early: a stub for a remote object at {@code ep} arrived (the JDK's DGC is about to make its dirty
+     * call there, over a JRMP connection that the stub's first call would then reuse): opens Remora's connection to
+     * {@code ep} on a background thread, so that the first call finds it open (its TCP connect, hello and, on one host,
+     * Unix domain handshake cost that call 3-5 ms between two warm JVMs here, docs/startup.md) and a JRMP server is
+     * known as such before it. Only for stubs that arrive in a result (a registry lookup's, a return value): not for
+     * those in the arguments of a call this JVM serves (a registry's {@code bind}, a callback), which it may never
+     * call itself. Not for an endpoint already known, Remora's or JRMP's, nor for references that are all RMI's own
+     * objects (a registry's stub) or objects exported in this JVM (their calls are made here).
+     */
+    @Override
+    public void stubsArrived(Object ep, java.util.List<?> liveRefs) {
+        if (!options.connectEarly || liveRefs == null || serving()) {
+            return;
+        }
+        try {
+            RemoteEndpoint re = endpoints.get(ep);
+            if (re != null) {
+                return; // a connection was opened or decided on before (or is being opened)
+            }
+            re = newEndpoint(ep);
+            if (re == JRMP_ONLY) {
+                return;
+            }
+            for (Object ref : liveRefs) {
+                ObjID id = RmiInternals.objId(ref);
+                if (!WellKnown.is(id) && exports.local(id, re.port) == null) {
+                    opener.add(re);
+                    return;
+                }
+            }
+        } catch (Throwable t) {
+            options.listener.debug("no early connection to " + ep + ": " + t);
+        }
+    }
+
+    private final Opener opener = new Opener();
+
+    /**
+     * Whether this thread serves an incoming call: over Remora, or over JRMP, whose connection threads are named
+     * {@code RMI TCP Connection(n)-host} while they serve (JDK 17 and 25 alike).
+     */
+    private static boolean serving() {
+        return RmiInternals.servingCall() || Thread.currentThread().getName().startsWith("RMI TCP Connection(");
+    }
+
+    /** remora.connect.early's thread: opens the endpoints' connections in turn, started when one is queued. */
+    private static final class Opener implements Runnable {
+        private final java.util.ArrayDeque<RemoteEndpoint> queue = new java.util.ArrayDeque<>();
+        private boolean running; // guarded by queue
+
+        void add(RemoteEndpoint re) {
+            synchronized (queue) {
+                if (queue.contains(re)) {
+                    return;
+                }
+                queue.add(re);
+                if (running) {
+                    return;
+                }
+                running = true;
+            }
+            try {
+                SystemThreads.newThread(this, "remora-connect", true).start();
+            } catch (RuntimeException | Error e) { // no thread: the first calls open their connections
+                synchronized (queue) {
+                    queue.clear();
+                    running = false;
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                RemoteEndpoint re;
+                synchronized (queue) {
+                    re = queue.poll();
+                    if (re == null) {
+                        running = false;
+                        return;
+                    }
+                }
+                re.openEarly(); // a failure leaves no connection: the first call tries again, as without it
+            }
+        }
+    }
+
     /** Calls a one-way candidate needs to be named by {@link #onewayCandidates}. */
     static final int CANDIDATE_CALLS = 100;
 

@@ -124,11 +124,29 @@ final class RemoteEndpoint {
             if (vanilla) {
                 return null;
             }
-            c = open();
+            c = open("");
             connection = c;
             return c;
         }
     }
+
+    /**
+     * remora.connect.early: opens the shared connection (probing the endpoint) ahead of the first call, unless one is
+     * open, the endpoint is known to be JRMP's, or another thread is opening it (then this waits for it). A call made
+     * meanwhile waits for this one's connection rather than open a second.
+     */
+    void openEarly() {
+        if (connection != null || vanilla) {
+            return;
+        }
+        synchronized (this) {
+            if (connection == null && !vanilla) {
+                connection = open(EARLY);
+            }
+        }
+    }
+
+    private static final String EARLY = " (opened as a stub for it arrived, before the first call; remora.connect.early)";
 
     /**
      * remora.fabric.upgrade: once {@code c} has carried remora.fabric.upgrade.after calls, the deferred technology is
@@ -447,7 +465,8 @@ final class RemoteEndpoint {
         }
     }
 
-    private ClientConnection open() {
+    /** @param how said after the connection's description when it is made (usually empty) */
+    private ClientConnection open(String how) {
         Socket s = new Socket();
         try {
             s.setTcpNoDelay(true);
@@ -490,7 +509,7 @@ final class RemoteEndpoint {
             }
             for (Technology t : technologies) {
                 if (t.bit() == chosen) {
-                    return connect(t, s, "");
+                    return connect(t, s, how);
                 }
             }
             return vanilla(s, "chose a technology this JVM does not have (" + chosen + ")");

@@ -62,6 +62,8 @@ public final class RouterOptions {
     boolean futureBatch = true;
     /** remora.stats: time the synchronous calls of methods that could be one-way ({@link #adviseOneway}). */
     boolean adviseOneway;
+    /** remora.connect.early: open a server's connection as a stub for it arrives ({@link #connectEarly}). */
+    boolean connectEarly = true;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
@@ -193,6 +195,15 @@ public final class RouterOptions {
 
     public FabricOptions fabric() {
         return fabric;
+    }
+
+    /**
+     * remora.connect.early: a client opens its connection to a server (the probe included) on a background thread as
+     * soon as a stub for one of the server's objects arrives, rather than in the first call (default true).
+     */
+    public RouterOptions connectEarly(boolean on) {
+        connectEarly = on;
+        return this;
     }
 
     /** Whether the router starts probing libfabric in the background as it is made (default true). */

@@ -142,6 +142,11 @@ public enum Property {
                     + " that moved to fabric shares itself); one-way calls, futures and a thread that made a one-way"
                     + " call stay on the first connection. Beyond this many, calls share the connections. 1 = one"
                     + " connection per server."),
+    CONNECT_EARLY("remora.connect.early", "true", values("true", "false"),
+            "true = a client opens its Remora connection to a server (and learns whether the server runs Remora)"
+                    + " on a background thread as soon as a stub for one of the server's objects arrives, where"
+                    + " the JDK's distributed garbage collector makes its first call to that server, rather than in"
+                    + " the application's first call; false = at the first call."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
     FRAME_MAX("remora.frame.max", "2147483639", integer(64, Integer.MAX_VALUE),

@@ -19,6 +19,9 @@ public final class HookPoint {
     private static final String OOS = "java.io.ObjectOutputStream";
     private static final String OIS = "java.io.ObjectInputStream";
     private static final String RMI_MODULE = "java.rmi";
+    /** The JDK's DGC client: it registers every remote reference unmarshalled, before its first dirty call. */
+    public static final String DGC_CLIENT = "sun.rmi.transport.DGCClient";
+    private static final String STUBS_ARRIVED = RMI + "StubsArrived";
     private static final String BASE_MODULE = "java.base";
 
     public static final List<HookPoint> ALL = Collections.unmodifiableList(Arrays.asList(
@@ -33,6 +36,8 @@ public final class HookPoint {
                     RMI + "Dispatch", "server dispatch"),
             new HookPoint(RMI_MODULE, "sun.rmi.transport.tcp.TCPTransport$ConnectionHandler", "run0", "()",
                     "run0()", RMI + "Accept", "JRMP accept path"),
+            new HookPoint(RMI_MODULE, DGC_CLIENT, "registerRefs", "(Lsun/rmi/transport/Endpoint;Ljava/util/List;)",
+                    "registerRefs(Endpoint, List) (stubs received)", STUBS_ARRIVED, "early connections"),
             new HookPoint(BASE_MODULE, OOS, "writeObject", "(Ljava/lang/Object;)", "writeObject(Object)",
                     STREAM + "Write", "stream writes"),
             new HookPoint(BASE_MODULE, OOS, "writeUnshared", "(Ljava/lang/Object;)", "writeUnshared(Object)",
@@ -144,6 +149,14 @@ public final class HookPoint {
      */
     public boolean countsOnly() {
         return adviceName.startsWith(STREAM);
+    }
+
+    /**
+     * True for the hook that opens Remora's connection to a server as a stub for one of its objects arrives: installed
+     * only with {@code remora.connect.early=true}.
+     */
+    public boolean opensEarly() {
+        return adviceName.equals(STUBS_ARRIVED);
     }
 
     public String typeName() {

@@ -49,11 +49,12 @@ public final class Hooks {
             l.findStatic(Hooks.class, "adviceFailed", MethodType.methodType(void.class, Throwable.class)),
             l.findStatic(Hooks.class, "async", MethodType.methodType(java.util.concurrent.CompletableFuture.class,
                     java.util.concurrent.Callable.class)),
+            l.findStatic(Hooks.class, "stubsArrived", MethodType.methodType(void.class, Object.class, Object.class)),
         };
         if (!oosFast) {
             return rmi;
         }
-        return new MethodHandle[] {rmi[0], rmi[1], rmi[2], rmi[3], rmi[4], rmi[5], rmi[6], rmi[7],
+        return new MethodHandle[] {rmi[0], rmi[1], rmi[2], rmi[3], rmi[4], rmi[5], rmi[6], rmi[7], rmi[8],
             l.findStatic(OosFast.class, "openWriter", MethodType.methodType(Object.class,
                     java.io.ObjectOutputStream.class, Object.class)),
             l.findStatic(OosFast.class, "openReader", MethodType.methodType(Object.class,
@@ -126,6 +127,13 @@ public final class Hooks {
         stats.exports.increment();
         if (!underSecurityManager()) {
             router.exported(serverRef, impl, stub);
+        }
+    }
+
+    /** Stubs for remote objects at {@code endpoint} arrived: the router may open its connection there now. */
+    static void stubsArrived(Object endpoint, Object refs) {
+        if (!underSecurityManager()) {
+            router.stubsArrived(endpoint, (java.util.List<?>) refs);
         }
     }
 

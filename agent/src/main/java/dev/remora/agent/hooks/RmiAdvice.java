@@ -83,4 +83,19 @@ public final class RmiAdvice {
             return false;
         }
     }
+
+    /**
+     * {@code sun.rmi.transport.DGCClient.registerRefs(Endpoint, List)}: references to remote objects at the endpoint
+     * were unmarshalled (a stub arrived), before the JDK's DGC makes its dirty call for them.
+     */
+    public static final class StubsArrived {
+        private StubsArrived() {
+        }
+
+        @Advice.OnMethodEnter(suppress = Throwable.class)
+        public static void enter(@Advice.Argument(0) Object endpoint, @Advice.Argument(1) Object refs)
+                throws Throwable {
+            RemoraBridge.stubsArrived(endpoint, refs);
+        }
+    }
 }

@@ -1,0 +1,127 @@
+package dev.remora.it.shim;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.it.Jvm;
+import dev.remora.it.Jvm.Jdk;
+import dev.remora.it.app.CalcServer;
+import dev.remora.it.app.LookupThenCall;
+import dev.remora.it.app.RemoteBinder;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * remora.connect.early on JDK 17 and 25: a client opens its Remora connection when a stub for the server's object
+ * arrives (a registry lookup), before the application's first call, and that call then uses it (one connection in
+ * all); off, nothing is opened before the first call and the DGC client's class is not instrumented; a server without
+ * the agent is still called over JRMP.
+ */
+class EarlyConnectIT {
+    private static final String EARLY = "(opened as a stub for it arrived, before the first call; remora.connect.early)";
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void theLookupOpensTheConnectionThatTheFirstCallUses(Jdk jdk) throws Exception {
+        Jvm client = lookupThenCall(jdk, true, "-Dremora.log=debug");
+        assertEquals(1, client.stat("links_unix"), client::describe);
+        assertEquals(1, client.stat("calls_remora"), client::describe);
+        assertEquals(0, client.stat("calls_jrmp"), client::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void offTheFirstCallOpensIt(Jdk jdk) throws Exception {
+        Jvm client = lookupThenCall(jdk, true, "-Dremora.log=debug", "-Dremora.connect.early=false");
+        assertFalse(client.stderr().contains(EARLY), client::describe);
+        assertFalse(client.stderr().contains("instrumented sun.rmi.transport.DGCClient"), client::describe);
+        assertTrue(client.stderr().contains("Remora connection to"), client::describe);
+        assertEquals(1, client.stat("links_unix"), client::describe);
+        assertEquals(1, client.stat("calls_remora"), client::describe);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aServerWithoutTheAgentIsCalledOverJrmp(Jdk jdk) throws Exception {
+        Jvm client = lookupThenCall(jdk, false, "-Dremora.log=debug");
+        assertEquals(0, client.stat("links_unix") + client.stat("links_socket"), client::describe);
+        assertEquals(0, client.stat("calls_remora"), client::describe);
+        assertEquals(1, client.stat("calls_jrmp"), client::describe);
+    }
+
+    /**
+     * A registry in a JVM of its own: the stub a server binds there arrives in a call the registry serves, and opens
+     * nothing (the registry never calls it); the client that looks it up there opens its connection to the server.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void aStubBoundInARegistryOpensNothingThere(Jdk jdk) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm registry = Jvm.start(jdk, Jvm.rmiOptions(true, "-Dremora.log=debug"), RemoteBinder.class.getName(),
+                String.valueOf(port), "registry")) {
+            registry.awaitLine("READY", 60);
+            try (Jvm server = Jvm.start(jdk, Jvm.rmiOptions(true), RemoteBinder.class.getName(),
+                    String.valueOf(port))) {
+                server.awaitLine("READY", 60);
+                Jvm client = Jvm.start(jdk, Jvm.rmiOptions(true, "-Dremora.log=debug"),
+                        LookupThenCall.class.getName(), String.valueOf(port));
+                try {
+                    client.awaitLine("LOOKED", 60);
+                    awaitEarly(client);
+                    client.send("go");
+                    assertEquals(0, client.waitFor(60), client::describe);
+                    assertTrue(client.stdoutLines().contains("CALLED 5"), client::describe);
+                    assertEquals(1, client.stat("links_unix"), client::describe);
+                } finally {
+                    client.close();
+                }
+            }
+            registry.stop();
+            assertTrue(registry.stderr().contains("instrumented sun.rmi.transport.DGCClient"), registry::describe);
+            assertFalse(registry.stderr().contains("Remora connection to"), registry::describe);
+            assertEquals(0, registry.stat("links_unix") + registry.stat("links_socket"), registry::describe);
+        }
+    }
+
+    private static void awaitEarly(Jvm client) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!client.stderr().contains(EARLY)) {
+            assertTrue(System.nanoTime() < deadline, () -> "no early connection\n" + client.describe());
+            Thread.sleep(20);
+        }
+    }
+
+    /**
+     * A CalcServer (with the agent or not) and a LookupThenCall client with the agent and {@code clientProps}. With
+     * remora.connect.early on (not named false) and an agent on the server, waits until the client says it opened its
+     * connection early before it lets the client call; else lets it call a second after the lookup, and checks that
+     * no connection was opened meanwhile.
+     */
+    private static Jvm lookupThenCall(Jdk jdk, boolean serverAgent, String... clientProps) throws Exception {
+        boolean early = !List.of(clientProps).contains("-Dremora.connect.early=false");
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, Jvm.rmiOptions(serverAgent), CalcServer.class.getName(),
+                String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            Jvm client = Jvm.start(jdk, Jvm.rmiOptions(true, clientProps), LookupThenCall.class.getName(),
+                    String.valueOf(port));
+            try {
+                client.awaitLine("LOOKED", 60);
+                if (early && serverAgent) {
+                    awaitEarly(client);
+                } else {
+                    Thread.sleep(1000);
+                    assertFalse(client.stderr().contains("Remora connection to"), client::describe);
+                }
+                client.send("go");
+                assertEquals(0, client.waitFor(60), client::describe);
+                assertTrue(client.stdoutLines().contains("CALLED 5"), client::describe);
+                return client;
+            } finally {
+                client.close();
+            }
+        }
+    }
+}
