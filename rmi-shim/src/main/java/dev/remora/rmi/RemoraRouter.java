@@ -222,8 +222,8 @@ public final class RemoraRouter implements CallRouter {
      */
     @Override
     public void stubsArrived(Object ep, java.util.List<?> liveRefs) {
-        if (!options.connectEarly || liveRefs == null || serving()) {
-            return;
+        if (!options.connectEarly || liveRefs == null || serving() || RMISocketFactory.getSocketFactory() != null) {
+            return; // with a global socket factory the first call says why it stays on JRMP, and counts it
         }
         try {
             RemoteEndpoint re = endpoints.get(ep);

@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * remora.connect.early on JDK 17 and 25: a client opens its Remora connection when a stub for the server's object
  * arrives (a registry lookup), before the application's first call, and that call then uses it (one connection in
  * all); off, nothing is opened before the first call and the DGC client's class is not instrumented; a server without
- * the agent is still called over JRMP.
+ * the agent is still called over JRMP; a registry in a JVM of its own, which receives stubs in the {@code bind} calls
+ * it serves, opens nothing.
  */
 class EarlyConnectIT {
     private static final String EARLY = "(opened as a stub for it arrived, before the first call; remora.connect.early)";
