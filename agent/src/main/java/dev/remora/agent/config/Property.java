@@ -144,9 +144,10 @@ public enum Property {
                     + " connection per server."),
     CONNECT_EARLY("remora.connect.early", "true", values("true", "false"),
             "true = a client opens its Remora connection to a server (and learns whether the server runs Remora)"
-                    + " on a background thread as soon as a stub for one of the server's objects arrives, where"
-                    + " the JDK's distributed garbage collector makes its first call to that server, rather than in"
-                    + " the application's first call; false = at the first call."),
+                    + " on a background thread as soon as a stub for one of the server's objects arrives in a"
+                    + " result (a lookup's, a return value; not in the arguments of a call this JVM serves, such as"
+                    + " a registry's bind), where the JDK's distributed garbage collector makes its first call to"
+                    + " that server, rather than in the application's first call; false = at the first call."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
     FRAME_MAX("remora.frame.max", "2147483639", integer(64, Integer.MAX_VALUE),
