@@ -100,8 +100,8 @@ final class LazyRouter implements CallRouter {
             synchronized (this) {
                 r = router;
                 if (r == null) {
-                    if (early.size() < 64) {
-                        early.add(new Object[] {endpoint, liveRefs});
+                    if (early.size() < 64) { // a copy: the router reads it later, on another thread
+                        early.add(new Object[] {endpoint, new java.util.ArrayList<Object>(liveRefs)});
                     }
                     return;
                 }

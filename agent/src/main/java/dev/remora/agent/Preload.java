@@ -54,16 +54,16 @@ final class Preload {
         }
     }
 
+    /** The type of the bridge's client hook handle ({@code Hooks.handles()[0]}, checked by a test). */
+    static final java.lang.invoke.MethodType CLIENT_INVOKE = java.lang.invoke.MethodType.methodType(Object[].class,
+            Object.class, Object.class, java.lang.reflect.Method.class, Object[].class, long.class);
+
     /**
      * Makes the JDK spin, here, the invokers that a first call's {@code invokeExact}s need and the JDK has none ready
      * for: the client hook's ({@code RemoraBridge.clientInvoke}: (Object, Object, Method, Object[], long)Object[]) and
      * that of a one-argument handle into {@code sun.rmi} ({@code RmiInternals}: (Object)Object). The JDK caches an
      * invoker by its type's basic form, so the call sites find them made; each was 0.2-1 ms of the first call.
      */
-    /** The type of the bridge's client hook handle ({@code Hooks.handles()[0]}, checked by a test). */
-    static final java.lang.invoke.MethodType CLIENT_INVOKE = java.lang.invoke.MethodType.methodType(Object[].class,
-            Object.class, Object.class, java.lang.reflect.Method.class, Object[].class, long.class);
-
     static void spinInvoker() {
         try {
             java.lang.invoke.MethodHandles.Lookup l = java.lang.invoke.MethodHandles.lookup();

@@ -199,7 +199,8 @@ public final class RouterOptions {
 
     /**
      * remora.connect.early: a client opens its connection to a server (the probe included) on a background thread as
-     * soon as a stub for one of the server's objects arrives, rather than in the first call (default true).
+     * soon as a stub for one of the server's objects arrives in a result (not in a served call's arguments), rather
+     * than in the first call (default true).
      */
     public RouterOptions connectEarly(boolean on) {
         connectEarly = on;
