@@ -536,6 +536,12 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
         lastUse = System.nanoTime();
     }
 
+    /** Whether nothing was ever sent on this connection: no call registered, no one-way call, none in flight. */
+    boolean neverUsed() {
+        return nextId.get() == 1 && onewaySent.get() == 0 && inflight.get() == 0 && futuresOut.get() == 0
+                && heldCalls == 0;
+    }
+
     /** Calls registered on this connection so far (one-way calls not counted). */
     int callsMade() {
         return nextId.get() - 1;

@@ -76,6 +76,7 @@ public final class RemoraRouter implements CallRouter {
     /** Cheap: touches no RMI class (they are set up by the application's own first use of RMI). */
     public RemoraRouter(RouterOptions options) {
         this.options = options;
+        this.opener = new Opener(options);
         this.dispatcher = new Dispatcher(options);
         this.localCalls = new LocalCall(options, dispatcher);
         this.api = new ExplicitAsync(this, options);
@@ -246,7 +247,7 @@ public final class RemoraRouter implements CallRouter {
         }
     }
 
-    private final Opener opener = new Opener();
+    private final Opener opener;
 
     /**
      * Whether this thread serves an incoming call: over Remora, or over JRMP, whose connection threads are named
@@ -256,10 +257,21 @@ public final class RemoraRouter implements CallRouter {
         return RmiInternals.servingCall() || Thread.currentThread().getName().startsWith("RMI TCP Connection(");
     }
 
-    /** remora.connect.early's thread: opens the endpoints' connections in turn, started when one is queued. */
+    /**
+     * remora.connect.early's thread: opens the endpoints' connections in turn, started when one is queued; then closes
+     * each that carried no call within {@link RouterOptions#laneIdle} of its opening
+     * ({@link RemoteEndpoint#closeIfNeverCalled}), and ends when nothing is queued or watched.
+     */
     private static final class Opener implements Runnable {
+        private final RouterOptions options;
         private final java.util.ArrayDeque<RemoteEndpoint> queue = new java.util.ArrayDeque<>();
         private boolean running; // guarded by queue
+        /** The connections opened early, in the order opened: this thread's own. */
+        private final java.util.ArrayDeque<Opened> watched = new java.util.ArrayDeque<>();
+
+        Opener(RouterOptions options) {
+            this.options = options;
+        }
 
         void add(RemoteEndpoint re) {
             synchronized (queue) {
@@ -268,6 +280,7 @@ public final class RemoraRouter implements CallRouter {
                 }
                 queue.add(re);
                 if (running) {
+                    queue.notify(); // it may be waiting to close an unused connection
                     return;
                 }
                 running = true;
@@ -284,17 +297,51 @@ public final class RemoraRouter implements CallRouter {
 
         @Override
         public void run() {
+            long idleMillis = options.laneIdle();
+            long idleNanos = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(idleMillis);
             while (true) {
                 RemoteEndpoint re;
                 synchronized (queue) {
                     re = queue.poll();
                     if (re == null) {
-                        running = false;
-                        return;
+                        if (watched.isEmpty()) {
+                            running = false;
+                            return;
+                        }
+                        long wait = watched.peek().at + idleNanos - System.nanoTime();
+                        if (wait > 0) {
+                            try {
+                                queue.wait(Math.max(1, java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(wait)));
+                            } catch (InterruptedException e) {
+                                watched.clear(); // asked to stop: what it opened stays open, as a call's would
+                            }
+                            continue;
+                        }
                     }
                 }
-                re.openEarly(); // a failure leaves no connection: the first call tries again, as without it
+                if (re != null) {
+                    ClientConnection c = re.openEarly(); // a failure leaves none: the first call tries again
+                    if (c != null) {
+                        watched.add(new Opened(re, c, System.nanoTime()));
+                    }
+                } else {
+                    Opened o = watched.poll();
+                    o.endpoint.closeIfNeverCalled(o.connection, idleMillis);
+                }
             }
+        }
+    }
+
+    /** A connection {@link Opener} opened, and when. */
+    private static final class Opened {
+        final RemoteEndpoint endpoint;
+        final ClientConnection connection;
+        final long at;
+
+        Opened(RemoteEndpoint endpoint, ClientConnection connection, long at) {
+            this.endpoint = endpoint;
+            this.connection = connection;
+            this.at = at;
         }
     }
 

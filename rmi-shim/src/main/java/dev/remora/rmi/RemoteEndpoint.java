@@ -134,16 +134,45 @@ final class RemoteEndpoint {
      * remora.connect.early: opens the shared connection (probing the endpoint) ahead of the first call, unless one is
      * open, the endpoint is known to be JRMP's, or another thread is opening it (then this waits for it). A call made
      * meanwhile waits for this one's connection rather than open a second.
+     *
+     * @return the connection opened, or null (none opened here)
      */
-    void openEarly() {
+    ClientConnection openEarly() {
         if (connection != null || vanilla) {
-            return;
+            return null;
         }
         synchronized (this) {
             if (connection == null && !vanilla) {
                 connection = open(EARLY);
+                return connection;
             }
         }
+        return null;
+    }
+
+    /**
+     * Closes {@code early}, a connection {@link #openEarly} opened, if it is still this endpoint's and has carried no
+     * call: JRMP closes its DGC's connection to a server once it is idle for {@code sun.rmi.transport.connectionTimeout}
+     * too, and a client that looks up many servers and calls few would otherwise hold a connection (and a server
+     * thread) to each. The next call opens a new one. A call that took {@code early} just before this closed it goes
+     * by JRMP, as one that took a connection being replaced does ({@link ClientConnection.Retired}).
+     *
+     * @return whether it was closed
+     */
+    boolean closeIfNeverCalled(ClientConnection early, long idleMillis) {
+        synchronized (this) {
+            if (connection != early || !early.neverUsed()) {
+                return false;
+            }
+            connection = null;
+            deferred = null;
+        }
+        String m = "Remora connection to " + host + ":" + port + " closed: opened as a stub for it arrived, it carried"
+                + " no call in " + idleMillis + " ms (sun.rmi.transport.connectionTimeout; the next call opens"
+                + " another; remora.connect.early)";
+        early.fail(new ClientConnection.Retired(m));
+        options.listener.debug(m);
+        return true;
     }
 
     private static final String EARLY = " (opened as a stub for it arrived, before the first call; remora.connect.early)";

@@ -147,7 +147,9 @@ public enum Property {
                     + " on a background thread as soon as a stub for one of the server's objects arrives in a"
                     + " result (a lookup's, a return value; not in the arguments of a call this JVM serves, such as"
                     + " a registry's bind), where the JDK's distributed garbage collector makes its first call to"
-                    + " that server, rather than in the application's first call; false = at the first call."),
+                    + " that server, rather than in the application's first call; such a connection that has"
+                    + " carried no call after sun.rmi.transport.connectionTimeout (15 s) is closed, as JRMP closes"
+                    + " its idle connections, and the first call opens another; false = at the first call."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
     FRAME_MAX("remora.frame.max", "2147483639", integer(64, Integer.MAX_VALUE),

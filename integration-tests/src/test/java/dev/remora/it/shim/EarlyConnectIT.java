@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * arrives (a registry lookup), before the application's first call, and that call then uses it (one connection in
  * all); off, nothing is opened before the first call and the DGC client's class is not instrumented; a server without
  * the agent is still called over JRMP; a registry in a JVM of its own, which receives stubs in the {@code bind} calls
- * it serves, opens nothing.
+ * it serves, opens nothing; a connection opened early that carries no call is closed once idle.
  */
 class EarlyConnectIT {
     private static final String EARLY = "(opened as a stub for it arrived, before the first call; remora.connect.early)";
@@ -86,10 +86,67 @@ class EarlyConnectIT {
         }
     }
 
+    /**
+     * A connection opened early that carries no call is closed once idle for JRMP's client connection timeout, and the
+     * server's thread that served it ends: the server's connection threads all go idle (JRMP's own connections, the
+     * lookup's and the DGC's, close after the same timeout). The call made later opens another.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void anEarlyConnectionThatCarriesNoCallIsClosedWhenIdle(Jdk jdk) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm server = Jvm.start(jdk, Jvm.rmiOptions(true), CalcServer.class.getName(), String.valueOf(port))) {
+            server.awaitLine("READY", 60);
+            Jvm client = Jvm.start(jdk, Jvm.rmiOptions(true, "-Dremora.log=debug",
+                    "-Dsun.rmi.transport.connectionTimeout=1000"), LookupThenCall.class.getName(),
+                    String.valueOf(port));
+            try {
+                client.awaitLine("LOOKED", 60);
+                awaitEarly(client);
+                await(client, "it carried no call in 1000 ms");
+                long deadline = System.nanoTime() + 30_000_000_000L;
+                String threads;
+                while ((threads = busyConnectionThreads(jdk, server)) != null) {
+                    String shown = threads;
+                    assertTrue(System.nanoTime() < deadline, () -> "the server still serves a connection:\n" + shown
+                            + client.describe());
+                    Thread.sleep(200);
+                }
+                client.send("go");
+                assertEquals(0, client.waitFor(60), client::describe);
+                assertTrue(client.stdoutLines().contains("CALLED 5"), client::describe);
+                assertEquals(2, client.stat("links_unix"), client::describe);
+                assertEquals(1, client.stat("calls_remora"), client::describe);
+                assertEquals(0, client.stat("calls_jrmp"), client::describe);
+            } finally {
+                client.close();
+            }
+        }
+    }
+
+    /** The server's threads serving a connection ({@code RMI TCP Connection(n)-host}, JDK 17 and 25), or null. */
+    private static String busyConnectionThreads(Jdk jdk, Jvm server) throws Exception {
+        Process p = new ProcessBuilder(jdk.java().resolveSibling("jcmd").toString(), String.valueOf(server.pid()),
+                "Thread.print").redirectErrorStream(true).start();
+        String dump = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertEquals(0, p.waitFor(), dump);
+        StringBuilder busy = new StringBuilder();
+        for (String line : dump.split("\n")) {
+            if (line.matches("\"RMI TCP Connection\\(\\d+\\).*")) {
+                busy.append(line).append('\n');
+            }
+        }
+        return busy.length() == 0 ? null : busy.toString();
+    }
+
     private static void awaitEarly(Jvm client) throws Exception {
+        await(client, EARLY);
+    }
+
+    private static void await(Jvm client, String text) throws Exception {
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!client.stderr().contains(EARLY)) {
-            assertTrue(System.nanoTime() < deadline, () -> "no early connection\n" + client.describe());
+        while (!client.stderr().contains(text)) {
+            assertTrue(System.nanoTime() < deadline, () -> "not logged: " + text + "\n" + client.describe());
             Thread.sleep(20);
         }
     }

@@ -1,0 +1,135 @@
+package dev.remora.rmi;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.transport.Technology;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * remora.connect.early's idle close: a connection opened early that carried nothing is closed (the server sees it
+ * end) and the endpoint opens another for its next call; one that carried a call stays.
+ */
+class EarlyCloseTest {
+
+    /** Answers each hello with Remora's, choosing the socket transport; reports when each connection ends. */
+    private static final class HelloServer implements AutoCloseable {
+        final ServerSocket socket = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+        final BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        private final Thread acceptor = new Thread(this::accept, "hello-server");
+
+        HelloServer() throws IOException {
+            acceptor.setDaemon(true);
+            acceptor.start();
+        }
+
+        private void accept() {
+            try {
+                for (;;) {
+                    Socket s = socket.accept();
+                    Thread t = new Thread(() -> serve(s), "hello-connection");
+                    t.setDaemon(true);
+                    t.start();
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        }
+
+        private void serve(Socket s) {
+            try (Socket c = s) {
+                new DataInputStream(c.getInputStream()).readFully(new byte[Frame.HELLO_LENGTH]);
+                FrameBuffer b = new FrameBuffer(Frame.HELLO_LENGTH);
+                b.writeInt(Frame.MAGIC);
+                b.writeShort(Frame.VERSION);
+                b.writeByte(Frame.TECH_SOCKET);
+                b.writeByte(0);
+                c.getOutputStream().write(b.array(), 0, Frame.HELLO_LENGTH);
+                events.add("open");
+                while (c.getInputStream().read() >= 0) {
+                    // frames are not answered here
+                }
+                events.add("closed");
+            } catch (IOException e) {
+                events.add("closed");
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    private static RemoteEndpoint endpoint(HelloServer server) {
+        return new RemoteEndpoint("127.0.0.1", server.socket.getLocalPort(), RouterOptions.defaults(),
+                new Technology[] {new SocketTechnology(1 << 20, 0)});
+    }
+
+    @Test
+    void aConnectionThatCarriedNothingIsClosedAndTheNextCallOpensAnother() throws Exception {
+        try (HelloServer server = new HelloServer()) {
+            RemoteEndpoint ep = endpoint(server);
+            ClientConnection early = ep.openEarly();
+            assertNotNull(early);
+            assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
+            assertTrue(early.neverUsed());
+            assertTrue(ep.closeIfNeverCalled(early, 15_000));
+            assertTrue(early.isDead());
+            assertEquals("closed", server.events.poll(10, TimeUnit.SECONDS), "the server's side did not end");
+            ClientConnection next = ep.connection();
+            assertNotNull(next);
+            assertNotSame(early, next);
+            assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
+            assertFalse(ep.closeIfNeverCalled(early, 15_000), "not the endpoint's any more");
+            next.fail(new IOException("test over"));
+        }
+    }
+
+    @Test
+    void aConnectionThatCarriedACallStays() throws Exception {
+        try (HelloServer server = new HelloServer()) {
+            RemoteEndpoint ep = endpoint(server);
+            ClientConnection early = ep.openEarly();
+            assertNotNull(early);
+            PendingCall pc = new PendingCall();
+            early.register(pc); // as a call's send does
+            assertFalse(early.neverUsed());
+            assertFalse(ep.closeIfNeverCalled(early, 15_000));
+            early.unregister(pc);
+            assertFalse(ep.closeIfNeverCalled(early, 15_000), "a call was made on it");
+            assertFalse(early.isDead());
+            assertSame(early, ep.connection());
+            assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
+            assertEquals(null, server.events.poll(200, TimeUnit.MILLISECONDS));
+            early.fail(new IOException("test over"));
+        }
+    }
+
+    @Test
+    void aSecondEarlyOpenOpensNothing() throws Exception {
+        try (HelloServer server = new HelloServer()) {
+            RemoteEndpoint ep = endpoint(server);
+            ClientConnection early = ep.openEarly();
+            assertNotNull(early);
+            assertEquals(null, ep.openEarly());
+            assertSame(early, ep.connection());
+            early.fail(new IOException("test over"));
+        }
+    }
+}
