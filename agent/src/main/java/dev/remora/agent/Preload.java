@@ -61,7 +61,8 @@ final class Preload {
     /**
      * Makes the JDK spin, here, the invokers that a first call's {@code invokeExact}s need and the JDK has none ready
      * for: the client hook's ({@code RemoraBridge.clientInvoke}: (Object, Object, Method, Object[], long)Object[]) and
-     * that of a one-argument handle into {@code sun.rmi} ({@code RmiInternals}: (Object)Object). The JDK caches an
+     * those of the one-argument handles into {@code sun.rmi} ({@code RmiInternals}: (Object)Object, and on a server's
+     * first dispatch (Object)boolean, {@code Target.removed}, and (Object)void, its call counts). The JDK caches an
      * invoker by its type's basic form, so the call sites find them made; each was 0.2-1 ms of the first call.
      */
     static void spinInvoker() {
@@ -73,6 +74,12 @@ final class Preload {
             java.lang.invoke.MethodHandle g = l.findStatic(Preload.class, "noCall",
                     java.lang.invoke.MethodType.methodType(Object.class, Object.class));
             Object nothing = (Object) g.invokeExact((Object) null);
+            java.lang.invoke.MethodHandle z = l.findStatic(Preload.class, "noTest",
+                    java.lang.invoke.MethodType.methodType(boolean.class, Object.class));
+            boolean no = (boolean) z.invokeExact((Object) null);
+            java.lang.invoke.MethodHandle v = l.findStatic(Preload.class, "noUse",
+                    java.lang.invoke.MethodType.methodType(void.class, Object.class));
+            v.invokeExact((Object) null);
         } catch (Throwable t) {
             Log.debug("preload: the client hook's invoker not made ahead: " + t);
         }
@@ -80,6 +87,13 @@ final class Preload {
 
     private static Object noCall(Object x) {
         return null;
+    }
+
+    private static boolean noTest(Object x) {
+        return false;
+    }
+
+    private static void noUse(Object x) {
     }
 
     private static Object[] noCall(Object ref, Object proxy, java.lang.reflect.Method method, Object[] args,
