@@ -8,6 +8,7 @@ import dev.remora.rmi.jdk.SystemThreads;
 import dev.remora.rmi.transport.Link;
 import dev.remora.rmi.transport.Technology;
 import dev.remora.rmi.wire.Frame;
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -221,7 +222,9 @@ public final class FabricTechnology implements Technology {
         int saved = socket.getSoTimeout();
         socket.setSoTimeout(settings.handshakeTimeoutMillis);
         DataInputStream in = new DataInputStream(socket.getInputStream());
-        DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+        // each message of the handshake ends with a flush: one write (one segment, TCP_NODELAY) per message, not one
+        // per field
+        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream(), 1024));
         FabricLink link = client ? clientHandshake(socket, in, out) : serverHandshake(socket, in, out);
         if (link == null) {
             socket.setSoTimeout(saved);
