@@ -58,6 +58,8 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
     private int lanesMade;
     private PendingCall deliverTo; // guarded by readLock
     private volatile IOException dead;
+    /** Set while {@link #closeIfNeverUsed} decides. */
+    private volatile boolean closing;
     private volatile long lastUse = System.nanoTime();
     // asynchronous calls (remora.async, remora.future on the server; Remora.async on this side)
     /** Calls of Remora.async tasks whose reply has not been read ({@link ExplicitAsync}). */
@@ -542,6 +544,23 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
                 && heldCalls == 0;
     }
 
+    /**
+     * Closes this connection with {@code why} if nothing was ever sent on it ({@link #neverUsed}); false (and left
+     * open) otherwise. A call that registers meanwhile is not sent here: {@link #send} sees {@link #closing} after its
+     * registration and throws {@link Retired}, so the call goes by JRMP, never half-sent on a connection being closed
+     * (this sets the flag before it looks at the registrations, the call registers before it looks at the flag: one
+     * of the two sees the other).
+     */
+    boolean closeIfNeverUsed(IOException why) {
+        closing = true;
+        if (!neverUsed()) {
+            closing = false;
+            return false;
+        }
+        fail(why);
+        return true;
+    }
+
     /** Calls registered on this connection so far (one-way calls not counted). */
     int callsMade() {
         return nextId.get() - 1;
@@ -590,6 +609,9 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
         IOException d = dead;
         if (d != null) {
             throw d;
+        }
+        if (closing) {
+            throw new Retired("Remora connection to " + link.peer() + " is being closed unused");
         }
         try {
             flushHeld(); // held-back one-way calls go first: a thread's later call runs after them

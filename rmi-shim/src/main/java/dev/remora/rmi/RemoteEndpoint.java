@@ -155,22 +155,22 @@ final class RemoteEndpoint {
      * call: JRMP closes its DGC's connection to a server once it is idle for {@code sun.rmi.transport.connectionTimeout}
      * too, and a client that looks up many servers and calls few would otherwise hold a connection (and a server
      * thread) to each. The next call opens a new one. A call that took {@code early} just before this closed it goes
-     * by JRMP, as one that took a connection being replaced does ({@link ClientConnection.Retired}).
+     * by JRMP, unsent on {@code early}, as one that took a connection being replaced does
+     * ({@link ClientConnection#closeIfNeverUsed}).
      *
      * @return whether it was closed
      */
     boolean closeIfNeverCalled(ClientConnection early, long idleMillis) {
+        String m = "Remora connection to " + host + ":" + port + " closed: opened as a stub for it arrived, it carried"
+                + " no call in " + idleMillis + " ms (sun.rmi.transport.connectionTimeout; the next call opens"
+                + " another; remora.connect.early)";
         synchronized (this) {
-            if (connection != early || !early.neverUsed()) {
+            if (connection != early || !early.closeIfNeverUsed(new ClientConnection.Retired(m))) {
                 return false;
             }
             connection = null;
             deferred = null;
         }
-        String m = "Remora connection to " + host + ":" + port + " closed: opened as a stub for it arrived, it carried"
-                + " no call in " + idleMillis + " ms (sun.rmi.transport.connectionTimeout; the next call opens"
-                + " another; remora.connect.early)";
-        early.fail(new ClientConnection.Retired(m));
         options.listener.debug(m);
         return true;
     }

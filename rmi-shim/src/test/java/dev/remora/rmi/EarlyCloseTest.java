@@ -121,6 +121,29 @@ class EarlyCloseTest {
         }
     }
 
+    /**
+     * The close and a call that took the connection just before it: registered first, the call keeps the connection
+     * and is sent on it; the flag the close set for the while is cleared.
+     */
+    @Test
+    void aCallRegisteredBeforeTheCloseLooksIsSentAndKeepsTheConnection() throws Exception {
+        try (HelloServer server = new HelloServer()) {
+            RemoteEndpoint ep = endpoint(server);
+            ClientConnection early = ep.openEarly();
+            assertNotNull(early);
+            PendingCall pc = new PendingCall();
+            early.register(pc);
+            assertFalse(ep.closeIfNeverCalled(early, 15_000));
+            FrameBuffer frame = new FrameBuffer(64);
+            Frame.begin(frame, Frame.CALL, (byte) 0, 0);
+            Frame.finish(frame);
+            early.send(frame); // not refused as "being closed"
+            early.unregister(pc);
+            assertFalse(early.isDead());
+            early.fail(new IOException("test over"));
+        }
+    }
+
     @Test
     void aSecondEarlyOpenOpensNothing() throws Exception {
         try (HelloServer server = new HelloServer()) {
