@@ -179,6 +179,22 @@ public final class Jvm implements AutoCloseable {
         throw new AssertionError("no '" + line + "' within " + seconds + " s\n" + describe());
     }
 
+    /** Waits until stderr contains {@code text} (a log line of Remora's), or fails naming what the JVM printed. */
+    public Jvm awaitStderr(String text, long seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (System.nanoTime() < deadline) {
+            if (stderr().contains(text)) {
+                return this;
+            }
+            if (!process.isAlive()) {
+                throw new AssertionError("JVM exited (" + process.exitValue() + ") before logging " + text
+                        + "\n" + describe());
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("not logged within " + seconds + " s: " + text + "\n" + describe());
+    }
+
     /** Waits for exit; kills and fails after {@code seconds}. */
     public int waitFor(long seconds) throws Exception {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {

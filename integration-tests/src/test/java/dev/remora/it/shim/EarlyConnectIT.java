@@ -70,7 +70,7 @@ class EarlyConnectIT {
                         LookupThenCall.class.getName(), String.valueOf(port));
                 try {
                     client.awaitLine("LOOKED", 60);
-                    awaitEarly(client);
+                    client.awaitStderr(EARLY, 60);
                     client.send("go");
                     assertEquals(0, client.waitFor(60), client::describe);
                     assertTrue(client.stdoutLines().contains("CALLED 5"), client::describe);
@@ -102,8 +102,8 @@ class EarlyConnectIT {
                     String.valueOf(port));
             try {
                 client.awaitLine("LOOKED", 60);
-                awaitEarly(client);
-                await(client, "it carried no call in 1000 ms");
+                client.awaitStderr(EARLY, 60);
+                client.awaitStderr("it carried no call in 1000 ms", 60);
                 long deadline = System.nanoTime() + 30_000_000_000L;
                 String threads;
                 while ((threads = busyConnectionThreads(jdk, server)) != null) {
@@ -139,18 +139,6 @@ class EarlyConnectIT {
         return busy.length() == 0 ? null : busy.toString();
     }
 
-    private static void awaitEarly(Jvm client) throws Exception {
-        await(client, EARLY);
-    }
-
-    private static void await(Jvm client, String text) throws Exception {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (!client.stderr().contains(text)) {
-            assertTrue(System.nanoTime() < deadline, () -> "not logged: " + text + "\n" + client.describe());
-            Thread.sleep(20);
-        }
-    }
-
     /**
      * A CalcServer (with the agent or not) and a LookupThenCall client with the agent and {@code clientProps}. With
      * remora.connect.early on (not named false) and an agent on the server, waits until the client says it opened its
@@ -168,7 +156,7 @@ class EarlyConnectIT {
             try {
                 client.awaitLine("LOOKED", 60);
                 if (early && serverAgent) {
-                    awaitEarly(client);
+                    client.awaitStderr(EARLY, 60);
                 } else {
                     Thread.sleep(1000);
                     assertFalse(client.stderr().contains("Remora connection to"), client::describe);
