@@ -81,7 +81,7 @@ final class Preload {
                     java.lang.invoke.MethodType.methodType(void.class, Object.class));
             v.invokeExact((Object) null);
         } catch (Throwable t) {
-            Log.debug("preload: the client hook's invoker not made ahead: " + t);
+            Log.debug("preload: the first calls' invokers not all made ahead: " + t);
         }
     }
 

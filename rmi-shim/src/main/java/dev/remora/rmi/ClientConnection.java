@@ -538,10 +538,12 @@ final class ClientConnection implements Link.Sink, OnewayBatcher.Holder {
         lastUse = System.nanoTime();
     }
 
-    /** Whether nothing was ever sent on this connection: no call registered, no one-way call, none in flight. */
+    /**
+     * Whether nothing was ever sent on this connection: no call ever registered (a call in flight or a future frame
+     * held back was registered first), no one-way call sent or held, no future call about to register.
+     */
     boolean neverUsed() {
-        return nextId.get() == 1 && onewaySent.get() == 0 && inflight.get() == 0 && futuresOut.get() == 0
-                && heldCalls == 0;
+        return nextId.get() == 1 && onewaySent.get() == 0 && futuresOut.get() == 0;
     }
 
     /**
