@@ -184,6 +184,7 @@ public final class Installer {
                 .handoffMicros(config.integer(Property.DISPATCH_HANDOFF))
                 .probeTimeoutMillis(config.integer(Property.PROBE_TIMEOUT))
                 .connectEarly(config.flag(Property.CONNECT_EARLY))
+                .tracing(config.flag(Property.TRACING))
                 .maxFrameBytes(config.integer(Property.FRAME_MAX))
                 .transport("fabric".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.FABRIC
                         : "socket".equals(transport) ? dev.remora.rmi.RouterOptions.Transport.SOCKET

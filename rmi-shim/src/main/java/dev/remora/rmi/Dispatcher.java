@@ -44,9 +44,12 @@ final class Dispatcher {
     private static final StackTraceElement[] NO_TRACE = new StackTraceElement[0];
 
     private final RouterOptions options;
+    /** A tracing agent's context, handed over around each call that carries one; null: none (remora.tracing). */
+    final TraceContext tracing;
 
-    Dispatcher(RouterOptions options) {
+    Dispatcher(RouterOptions options, TraceContext tracing) {
         this.options = options;
+        this.tracing = tracing;
     }
 
     /** Where a reply frame goes: the connection's link, or (co-located) back to the caller. */
@@ -85,6 +88,8 @@ final class Dispatcher {
         Throwable thrown;
         /** Set by the caller after {@link #prepare}: the called object's asynchronous methods, for the reply. */
         AsyncMethods declares;
+        /** Set by the caller: the caller's trace context (key, value, ...), or null; {@link #complete} clears it. */
+        String[] context;
     }
 
     /**
@@ -164,6 +169,8 @@ final class Dispatcher {
         ClassLoader ccl = c.loader;
         boolean swap = ccl != null && ccl != saved;
         boolean locked = false;
+        String[] context = c.context;
+        c.context = null;
         try {
             if (swap) {
                 thread.setContextClassLoader(ccl);
@@ -172,12 +179,20 @@ final class Dispatcher {
             List<Remote> pins = null;
             if (thrown == null) {
                 Object result = null;
+                TraceContext tc = context == null ? null : tracing;
+                if (tc != null) {
+                    tc.enter(context);
+                }
                 try {
                     result = c.method.invoke(c.impl, c.params);
                 } catch (InvocationTargetException e) {
                     thrown = e.getTargetException();
                 } catch (Throwable e) {
                     thrown = e;
+                } finally {
+                    if (tc != null) {
+                        tc.exit();
+                    }
                 }
                 c.params = null;
                 if (thrown == null && !c.oneway) {

@@ -148,6 +148,8 @@ final class LocalCall {
             buf.position(0);
             dispatcher.prepare(c, e.target(), hash, buf, m.reader(flags),
                     mi.rawArgs ? (args == null ? Marshal.NO_ARGS : args) : null);
+            // the caller's trace context, as a network call carries it (the server's span is the callee's)
+            c.context = dispatcher.tracing == null ? null : dispatcher.tracing.capture();
             dispatcher.complete(c, s.reply, writer, s);
         } finally {
             RmiInternals.setConnectionHandler(oldHandler);

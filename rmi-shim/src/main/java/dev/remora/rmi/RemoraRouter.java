@@ -77,7 +77,11 @@ public final class RemoraRouter implements CallRouter {
     public RemoraRouter(RouterOptions options) {
         this.options = options;
         this.opener = new Opener(options);
-        this.dispatcher = new Dispatcher(options);
+        this.dispatcher = new Dispatcher(options, options.tracing ? TraceContext.find(options.listener) : null);
+        if (dispatcher.tracing != null) {
+            options.listener.note("tracing", "Remora's calls carry " + dispatcher.tracing.name()
+                    + " (remora.tracing=false: not)");
+        }
         this.localCalls = new LocalCall(options, dispatcher);
         this.api = new ExplicitAsync(this, options);
         if (options.faultSend) {
@@ -561,6 +565,8 @@ public final class RemoraRouter implements CallRouter {
         boolean raw = mi.rawArgs;
         boolean oneway = kind == Frame.ONEWAY;
         boolean sent = false;
+        TraceContext tracing = dispatcher.tracing;
+        String[] context = tracing == null ? null : tracing.capture();
         if (!raw) {
             writer.lockWrite(); // held until sent: fast frames must leave in the order their type ids were assigned
         }
@@ -570,6 +576,9 @@ public final class RemoraRouter implements CallRouter {
                 out.putShort(Frame.OFF_LANE, lane);
                 id.write(out);
                 out.writeLong(hash);
+                if (context != null && TraceContext.write(out, context)) {
+                    out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_CONTEXT;
+                }
                 if (raw) {
                     Marshal.writeRaw(out, mi.params, args);
                 } else {

@@ -64,6 +64,8 @@ public final class RouterOptions {
     boolean adviseOneway;
     /** remora.connect.early: open a server's connection as a stub for it arrives ({@link #connectEarly}). */
     boolean connectEarly = true;
+    /** remora.tracing: carry a tracing agent's context with calls ({@link #tracing}). */
+    boolean tracing = true;
     /** JRMP's own settings unless a test sets them: null / -1 = the value JRMP uses ({@link RmiInternals}). */
     private Boolean suppressStackTraces;
     private int readTimeoutMillis = -1;
@@ -204,6 +206,15 @@ public final class RouterOptions {
      */
     public RouterOptions connectEarly(boolean on) {
         connectEarly = on;
+        return this;
+    }
+
+    /**
+     * remora.tracing: when OpenTelemetry's Java agent runs in the JVM, calls carry its trace context, as that agent
+     * carries it with JRMP's calls, and a server hands it to the agent before the method runs (default true).
+     */
+    public RouterOptions tracing(boolean on) {
+        tracing = on;
         return this;
     }
 

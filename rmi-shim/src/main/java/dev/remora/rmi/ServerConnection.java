@@ -710,8 +710,26 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
             entry = exports.entry(key.read(a, Frame.OFF_OBJID));
         }
         f.position(Frame.CALL_HEADER);
+        String[] context = null;
+        java.io.EOFException malformed = null;
+        if ((a[Frame.OFF_FLAGS] & Frame.FLAG_CONTEXT) != 0) {
+            try {
+                context = TraceContext.read(f);
+                if (context == null) {
+                    options.listener.note("tracing-malformed", "a call from " + link.peer() + " carried a trace"
+                            + " context Remora could not read; such calls run without it");
+                }
+            } catch (java.io.EOFException e) {
+                malformed = e;
+                f.position(f.length()); // nothing is left to read as arguments
+            }
+        }
         dispatcher.prepare(c, entry == null ? null : entry.target(), FrameBuffer.getLong(a, Frame.OFF_HASH), f,
                 marshalling.reader(a[Frame.OFF_FLAGS]), null);
+        c.context = context;
+        if (malformed != null && c.thrown == null) {
+            c.thrown = new java.rmi.UnmarshalException("error unmarshalling arguments", malformed);
+        }
         // the first reply about an object with asynchronous methods tells the client which they are
         if (entry != null && entry.async != null && !c.oneway && !told.contains(entry) && told.add(entry)) {
             c.declares = entry.async;

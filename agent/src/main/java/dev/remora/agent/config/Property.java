@@ -150,6 +150,11 @@ public enum Property {
                     + " that server, rather than in the application's first call; such a connection that has"
                     + " carried no call after sun.rmi.transport.connectionTimeout (15 s) is closed, as JRMP closes"
                     + " its idle connections, and the first call opens another; false = at the first call."),
+    TRACING("remora.tracing", "true", values("true", "false"),
+            "true = when OpenTelemetry's Java agent runs in the JVM, Remora's calls carry its trace context (as its"
+                    + " propagators write it) and a server hands it to that agent before the method runs, as the"
+                    + " agent itself carries it with JRMP's calls, so the server's spans join the client's traces;"
+                    + " false = not carried (servers then record no span for Remora's calls)."),
     PROBE_TIMEOUT("remora.probe.timeout", "2000", integer(1, 600_000),
             "Milliseconds the first call to an endpoint waits for Remora's hello before it treats the peer as JRMP."),
     FRAME_MAX("remora.frame.max", "2147483639", integer(64, Integer.MAX_VALUE),

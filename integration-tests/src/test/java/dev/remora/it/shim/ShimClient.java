@@ -64,7 +64,7 @@ public final class ShimClient {
         try (Socket s = new Socket("127.0.0.1", objectPort)) {
             DataOutputStream d = new DataOutputStream(s.getOutputStream());
             d.writeInt(0x524d5241);
-            d.writeShort(7); // Frame.VERSION (this JVM has no Remora classes): another version would stay on JRMP
+            d.writeShort(8); // Frame.VERSION (this JVM has no Remora classes): another version would stay on JRMP
             d.writeByte(1);
             d.writeByte(0);
             d.writeInt(-5);

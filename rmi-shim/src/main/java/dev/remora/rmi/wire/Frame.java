@@ -16,7 +16,8 @@ package dev.remora.rmi.wire;
  *                        EXCEPTION: BROKEN (no payload: writing the result failed with a RuntimeException or Error,
  *                        where JRMP's server drops the connection after the normal return's header);
  *                        REPLY, EXCEPTION: DECLARES (the payload starts with the called object's asynchronous
- *                        methods, see below)
+ *                        methods, see below);
+ *                        CALL, ONEWAY: CONTEXT (a tracing agent's context precedes the arguments, see below)
  *  6      2    lane      CALL: the caller's lane (unsigned; 0: none), what a JRMP connection is to its client thread:
  *                        the server serves a lane's calls on one thread while it is in use; LANE_ANY (0xffff): a
  *                        future call, run by any pool thread at once, in no order with other calls; other kinds: 0
@@ -26,6 +27,9 @@ package dev.remora.rmi.wire;
  * 12     22    ObjID     objNum (8), UID unique (4), time (8), count (2), as ObjID.write
  * 34      8    method    RMI's method hash (sun.rmi.server.Util.computeMethodHash)
  * 42      ...  payload   arguments
+ * CALL and ONEWAY with CONTEXT: at 42 the caller's trace context (remora.tracing), then the payload:
+ * 42      2    length    of what follows (unsigned), at most 8192
+ * 44      ...  pairs     key, value, key, value, ...: each a length (2 bytes) and as many bytes of UTF-8
  * REPLY: 12 ... the result; EXCEPTION: 12 ... the exception; either with ABORTED: 12 ... the IOException.
  * REPLY and EXCEPTION with DECLARES: first the declarations section, then the payload as above:
  * 12      2    n         one-way methods of the called object (remora.async on the server)
@@ -58,6 +62,7 @@ public final class Frame {
     /** "RMRA"; JRMP's is "JRMI" (0x4a524d49). */
     public static final int MAGIC = 0x524d5241;
     /**
+     * 8: CALL and ONEWAY may carry a trace context (FLAG_CONTEXT).
      * 7: a frame may follow a map of its large arrays ({@code transport.FrameMap}, which starts with 0 where a frame
      * has its length); over fabric a frame above 256 KB goes so, as several messages.
      * 6: lane LANE_ANY (future calls run concurrently); a fabric message may carry several frames.
@@ -66,7 +71,7 @@ public final class Frame {
      * 4: calls carry their lane; EXCEPTION may be BROKEN. 3: replies may be ABORTED (a result that could not be serialized); type descriptors name classes in modified
      * UTF-8. 2: the fabric handshake carries shared rings (FabricTechnology).
      */
-    public static final short VERSION = 7;
+    public static final short VERSION = 8;
     public static final int HELLO_LENGTH = 8;
 
     public static final byte CALL = 1;
@@ -85,6 +90,7 @@ public final class Frame {
     public static final byte FLAG_ABORTED = 4;
     public static final byte FLAG_BROKEN = 8;
     public static final byte FLAG_DECLARES = 16;
+    public static final byte FLAG_CONTEXT = 32;
 
     /** The lane of a future call: any server thread, no order with the caller's other calls. */
     public static final int LANE_ANY = 0xffff;
