@@ -1,8 +1,9 @@
 package dev.remora.rmi;
 
-import java.lang.reflect.Field;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.lang.reflect.InvocationHandler;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
@@ -21,40 +22,54 @@ final class OtelTraceContext extends TraceContext {
     private static final String BOOTSTRAP = "io.opentelemetry.javaagent.bootstrap.";
     private static final String SHADED = "io.opentelemetry.javaagent.shaded.io.opentelemetry.";
 
+    private static final MethodType SUPPLIER = MethodType.methodType(Object.class);
+
     private final RouterListener listener;
-    private final Method currentContext;
-    private final Method getPropagators;
-    private final Method getTextMapPropagator;
-    private final Method inject;
-    private final Method extract;
-    private final Method root;
-    private final Object threadLocal;
-    private final Method set;
-    private final Method getAndReset;
-    private final Object setter;
-    private final Object getter;
+    /** () -> the current Context. */
+    private final MethodHandle currentContext;
+    /** () -> the configured TextMapPropagator (read at each use: the agent may set it after the router starts). */
+    private final MethodHandle propagator;
+    /** (propagator, context, carrier) -> void: writes the context's pairs into the carrier (a list). */
+    private final MethodHandle inject;
+    /** (propagator, carrier) -> the Context read from the carrier (the received pairs). */
+    private final MethodHandle extract;
+    /** (context) -> void: the agent's RMI thread-local, which its server advice takes the parent context from. */
+    private final MethodHandle set;
+    /** () -> what is left in that thread-local, which is cleared. */
+    private final MethodHandle getAndReset;
     private volatile boolean broken;
 
-    private OtelTraceContext(RouterListener listener, ClassLoader boot) throws ReflectiveOperationException {
+    private OtelTraceContext(RouterListener listener, ClassLoader boot) throws Throwable {
         this.listener = listener;
+        MethodHandles.Lookup lookup = MethodHandles.publicLookup();
         Class<?> context = Class.forName(SHADED + "context.Context", false, boot);
         Class<?> setterType = Class.forName(SHADED + "context.propagation.TextMapSetter", false, boot);
         Class<?> getterType = Class.forName(SHADED + "context.propagation.TextMapGetter", false, boot);
-        Class<?> propagator = Class.forName(SHADED + "context.propagation.TextMapPropagator", false, boot);
+        Class<?> textMap = Class.forName(SHADED + "context.propagation.TextMapPropagator", false, boot);
+        Class<?> propagators = Class.forName(SHADED + "context.propagation.ContextPropagators", false, boot);
         Class<?> holder = Class.forName(BOOTSTRAP + "rmi.ThreadLocalContext", false, boot);
-        currentContext = Class.forName(BOOTSTRAP + "Java8BytecodeBridge", false, boot).getMethod("currentContext");
-        getPropagators = Class.forName(SHADED + "api.GlobalOpenTelemetry", false, boot).getMethod("getPropagators");
-        getTextMapPropagator = getPropagators.getReturnType().getMethod("getTextMapPropagator");
-        inject = propagator.getMethod("inject", context, Object.class, setterType);
-        extract = propagator.getMethod("extract", context, Object.class, getterType);
-        root = context.getMethod("root");
-        Field f = holder.getField("THREAD_LOCAL_CONTEXT");
-        threadLocal = f.get(null);
-        set = holder.getMethod("set", context);
-        getAndReset = holder.getMethod("getAndResetContext");
+        currentContext = lookup.findStatic(Class.forName(BOOTSTRAP + "Java8BytecodeBridge", false, boot),
+                "currentContext", MethodType.methodType(context)).asType(SUPPLIER);
+        propagator = MethodHandles.filterReturnValue(
+                lookup.findStatic(Class.forName(SHADED + "api.GlobalOpenTelemetry", false, boot), "getPropagators",
+                        MethodType.methodType(propagators)),
+                lookup.findVirtual(propagators, "getTextMapPropagator", MethodType.methodType(textMap)))
+                .asType(SUPPLIER);
         InvocationHandler carrier = new Carrier();
-        setter = Proxy.newProxyInstance(boot, new Class<?>[] {setterType}, carrier);
-        getter = Proxy.newProxyInstance(boot, new Class<?>[] {getterType}, carrier);
+        Object setter = Proxy.newProxyInstance(boot, new Class<?>[] {setterType}, carrier);
+        Object getter = Proxy.newProxyInstance(boot, new Class<?>[] {getterType}, carrier);
+        inject = MethodHandles.insertArguments(lookup.findVirtual(textMap, "inject",
+                MethodType.methodType(void.class, context, Object.class, setterType)), 3, setter)
+                .asType(MethodType.methodType(void.class, Object.class, Object.class, Object.class));
+        Object root = lookup.findStatic(context, "root", MethodType.methodType(context)).invoke();
+        extract = MethodHandles.insertArguments(MethodHandles.insertArguments(lookup.findVirtual(textMap, "extract",
+                MethodType.methodType(context, context, Object.class, getterType)), 3, getter), 1, root)
+                .asType(MethodType.methodType(Object.class, Object.class, Object.class));
+        Object threadLocal = holder.getField("THREAD_LOCAL_CONTEXT").get(null);
+        set = lookup.findVirtual(holder, "set", MethodType.methodType(void.class, context)).bindTo(threadLocal)
+                .asType(MethodType.methodType(void.class, Object.class));
+        getAndReset = lookup.findVirtual(holder, "getAndResetContext", MethodType.methodType(context))
+                .bindTo(threadLocal).asType(SUPPLIER);
     }
 
     /** Null when OpenTelemetry's agent is not in this JVM; null, said once, when it is but cannot be reached. */
@@ -67,7 +82,10 @@ final class OtelTraceContext extends TraceContext {
         }
         try {
             return new OtelTraceContext(listener, boot);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        } catch (Throwable e) {
+            if (e instanceof VirtualMachineError) {
+                throw (VirtualMachineError) e;
+            }
             listener.note("tracing", "OpenTelemetry's Java agent runs in this JVM, but Remora cannot carry its trace"
                     + " context (" + e + "): servers record no span for Remora's calls; remora.transport=jrmp keeps"
                     + " RMI on JRMP, whose calls the agent traces");
@@ -87,9 +105,11 @@ final class OtelTraceContext extends TraceContext {
         }
         try {
             List<String> pairs = new ArrayList<>(4);
-            inject.invoke(propagator(), currentContext.invoke(null), pairs, setter);
+            Object p = (Object) propagator.invokeExact();
+            Object c = (Object) currentContext.invokeExact();
+            inject.invokeExact(p, c, (Object) pairs);
             return pairs.isEmpty() ? null : pairs.toArray(new String[0]);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+        } catch (Throwable e) {
             fail("captured", e);
             return null;
         }
@@ -101,8 +121,10 @@ final class OtelTraceContext extends TraceContext {
             return;
         }
         try {
-            set.invoke(threadLocal, extract.invoke(propagator(), root.invoke(null), pairs, getter));
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            Object p = (Object) propagator.invokeExact();
+            Object parent = (Object) extract.invokeExact(p, (Object) pairs);
+            set.invokeExact(parent);
+        } catch (Throwable e) {
             fail("handed over", e);
         }
     }
@@ -113,20 +135,18 @@ final class OtelTraceContext extends TraceContext {
             return;
         }
         try {
-            getAndReset.invoke(threadLocal);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            Object left = (Object) getAndReset.invokeExact(); // what no advice took (an untraced method): dropped
+        } catch (Throwable e) {
             fail("taken back", e);
         }
     }
 
-    private Object propagator() throws ReflectiveOperationException {
-        return getTextMapPropagator.invoke(getPropagators.invoke(null));
-    }
-
     private void fail(String what, Throwable e) {
+        if (e instanceof VirtualMachineError) {
+            throw (VirtualMachineError) e; // not the agent's failure: the JVM's
+        }
         broken = true;
-        Throwable cause = e instanceof InvocationTargetException ? ((InvocationTargetException) e).getCause() : e;
-        listener.note("tracing", "OpenTelemetry's trace context could not be " + what + " (" + cause + "): Remora's"
+        listener.note("tracing", "OpenTelemetry's trace context could not be " + what + " (" + e + "): Remora's"
                 + " calls go on without it from now on");
     }
 
