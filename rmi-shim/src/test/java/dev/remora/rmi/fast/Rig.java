@@ -4,6 +4,10 @@ import dev.remora.rmi.RemoraRouter;
 import dev.remora.rmi.RouterListener;
 import dev.remora.rmi.RouterOptions;
 import dev.remora.rmi.jdk.RmiInternals;
+import dev.remora.rmi.transport.Link;
+import dev.remora.rmi.transport.SocketTechnology;
+import dev.remora.rmi.wire.Frame;
+import dev.remora.rmi.wire.FrameBuffer;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
@@ -164,6 +168,25 @@ final class Rig implements AutoCloseable {
         Object liveRef = liveRefClass.getConstructor(ObjID.class, ep, boolean.class).newInstance(id, endpoint, false);
         return Class.forName("sun.rmi.server.UnicastRef", false, rmi).getConstructor(liveRefClass)
                 .newInstance(liveRef);
+    }
+
+    /**
+     * A raw link to the rig's server over {@code socket} (connected to {@link #port}), after Remora's hello asking for
+     * the socket technology, for tests that write frames by hand.
+     */
+    static Link rawLink(Socket socket) throws IOException {
+        FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
+        hello.writeInt(Frame.MAGIC);
+        hello.writeShort(Frame.VERSION);
+        hello.writeByte(Frame.TECH_SOCKET);
+        hello.writeByte(0);
+        socket.getOutputStream().write(hello.array(), 0, hello.length());
+        byte[] answer = socket.getInputStream().readNBytes(Frame.HELLO_LENGTH);
+        if (answer.length < Frame.HELLO_LENGTH || answer[6] != Frame.TECH_SOCKET) {
+            throw new IOException("the server did not choose the socket technology: "
+                    + java.util.Arrays.toString(answer));
+        }
+        return new SocketTechnology(1 << 20, 0).open(socket, true);
     }
 
     /** The port the rig's server router serves (as JRMP's port would be). */

@@ -6,11 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.remora.rmi.RouterOptions.Serializer;
 import dev.remora.rmi.jdk.RmiInternals;
 import dev.remora.rmi.transport.Link;
-import dev.remora.rmi.transport.SocketTechnology;
 import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -52,16 +49,7 @@ class TraceContextFrameTest {
             Object ref = rig.export(new Svc.Impl());
             ObjID id = RmiInternals.objId(RmiInternals.liveRef(ref));
             try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), rig.port())) {
-                OutputStream out = socket.getOutputStream();
-                FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
-                hello.writeInt(Frame.MAGIC);
-                hello.writeShort(Frame.VERSION);
-                hello.writeByte(Frame.TECH_SOCKET);
-                hello.writeByte(0);
-                out.write(hello.array(), 0, hello.length());
-                InputStream in = socket.getInputStream();
-                assertEquals(Frame.TECH_SOCKET, in.readNBytes(Frame.HELLO_LENGTH)[6]);
-                Link link = new SocketTechnology(1 << 20, 0).open(socket, true);
+                Link link = Rig.rawLink(socket);
 
                 // well formed: traceparent and baggage
                 link.send(add(id, 1, b -> {
