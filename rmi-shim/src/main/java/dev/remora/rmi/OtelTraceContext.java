@@ -21,6 +21,8 @@ import java.util.List;
 final class OtelTraceContext extends TraceContext {
     private static final String BOOTSTRAP = "io.opentelemetry.javaagent.bootstrap.";
     private static final String SHADED = "io.opentelemetry.javaagent.shaded.io.opentelemetry.";
+    /** The agent's Premain-Class, on the system class path of a JVM started with it. */
+    private static final String AGENT = "io.opentelemetry.javaagent.OpenTelemetryAgent";
 
     private static final MethodType SUPPLIER = MethodType.methodType(Object.class);
 
@@ -78,7 +80,13 @@ final class OtelTraceContext extends TraceContext {
         try {
             Class.forName(BOOTSTRAP + "Java8BytecodeBridge", false, boot);
         } catch (ClassNotFoundException | LinkageError e) {
-            return null; // no OpenTelemetry agent
+            if (present(AGENT, ClassLoader.getSystemClassLoader())) {
+                listener.note("tracing", "OpenTelemetry's Java agent is on this JVM's class path, but not the"
+                        + " bootstrap classes Remora reaches its trace context through (" + BOOTSTRAP
+                        + "Java8BytecodeBridge: agents 2.x have it): servers record no span for Remora's calls;"
+                        + " remora.transport=jrmp keeps RMI on JRMP, whose calls the agent traces");
+            }
+            return null;
         }
         try {
             return new OtelTraceContext(listener, boot);
@@ -90,6 +98,15 @@ final class OtelTraceContext extends TraceContext {
                     + " context (" + e + "): servers record no span for Remora's calls; remora.transport=jrmp keeps"
                     + " RMI on JRMP, whose calls the agent traces");
             return null;
+        }
+    }
+
+    private static boolean present(String name, ClassLoader loader) {
+        try {
+            Class.forName(name, false, loader);
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 
