@@ -7,6 +7,9 @@ import dev.remora.it.Jvm;
 import dev.remora.it.Jvm.Jdk;
 import dev.remora.it.app.CalcClient;
 import dev.remora.it.app.CalcServer;
+import dev.remora.it.async.AsyncClient;
+import dev.remora.it.async.AsyncServer;
+import dev.remora.it.async.Ledger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -45,9 +48,13 @@ class OtelIT {
         return jar.toAbsolutePath();
     }
 
-    private static List<String> options(boolean remora, boolean remoraFirst) {
-        List<String> otel = List.of("-javaagent:" + otelAgent(), "-Dotel.traces.exporter=logging-otlp",
+    private static List<String> otel() {
+        return List.of("-javaagent:" + otelAgent(), "-Dotel.traces.exporter=logging-otlp",
                 "-Dotel.metrics.exporter=none", "-Dotel.logs.exporter=none");
+    }
+
+    private static List<String> options(boolean remora, boolean remoraFirst) {
+        List<String> otel = otel();
         List<String> l = new ArrayList<>();
         if (remora && remoraFirst) {
             l.add(Jvm.javaagent(null));
@@ -136,5 +143,51 @@ class OtelIT {
                     "OpenTelemetry's agent first") + "\n" + both);
             assertTrue(orphans.isEmpty(), orphans::toString);
         }
+    }
+
+    /**
+     * One-way calls and futures ({@code remora.async}, {@code remora.future}: frames of their own kinds and lanes, run
+     * later or on pool threads) carry the context too: {@link AsyncClient}'s session against {@link AsyncServer},
+     * both agents on both JVMs; every server span is the child of a client span, one per one-way call and future.
+     */
+    @ParameterizedTest
+    @EnumSource(Jdk.class)
+    void oneWayCallsAndFuturesCarryTheContextToo(Jdk jdk) throws Exception {
+        jdk.require();
+        String l = Ledger.class.getName();
+        List<String> serverOptions = new ArrayList<>(otel());
+        serverOptions.addAll(Jvm.rmiOptions(true, "-Dremora.async=" + l + "#add," + l + "#boom," + l + "#slow(int),"
+                + l + "#total", "-Dremora.future=" + l + "#summary"));
+        List<String> clientOptions = new ArrayList<>(otel());
+        clientOptions.addAll(Jvm.rmiOptions(true));
+        int port = Jvm.freePort();
+        Jvm[] r;
+        try (Jvm server = Jvm.start(jdk, serverOptions, AsyncServer.class.getName(), String.valueOf(port),
+                String.valueOf(Jvm.freePort()))) {
+            server.awaitLine("READY", 120);
+            try (Jvm client = Jvm.start(jdk, clientOptions, AsyncClient.class.getName(), String.valueOf(port),
+                    "async")) {
+                assertEquals(0, client.waitFor(180), () -> client.describe() + "\nserver:\n" + server.describe());
+                server.stop();
+                r = new Jvm[] {client, server};
+            }
+        }
+        String both = r[0].describe() + "\nserver:\n" + r[1].describe();
+        assertEquals(List.of("ORDER-OK", "BOOM-OK", "FUTURE-OK", "FUTURES-OK", "TOTAL-OK"), r[0].stdoutLines(), both);
+        long oneway = r[0].stat("oneway_calls");
+        long futures = r[0].stat("future_calls");
+        assertEquals(8 * 300 + 1, oneway, both);
+        assertEquals(1 + 10, futures, both);
+        List<String> orphans = new ArrayList<>();
+        Map<String, Integer> spans = parentedServerSpans(r, orphans);
+        assertTrue(orphans.isEmpty(), orphans::toString);
+        int adds = 0;
+        int total = 0;
+        for (Map.Entry<String, Integer> e : spans.entrySet()) {
+            total += e.getValue();
+            adds += e.getKey().endsWith("/add") ? e.getValue() : 0;
+        }
+        assertEquals(8 * 300, adds, () -> spans + "\n" + both);
+        assertTrue(total >= oneway + futures, () -> spans + "\n" + both);
     }
 }
