@@ -79,8 +79,7 @@ public final class RemoraRouter implements CallRouter {
         this.opener = new Opener(options);
         this.dispatcher = new Dispatcher(options, options.tracing ? TraceContext.find(options.listener) : null);
         if (dispatcher.tracing != null) {
-            options.listener.note("tracing", "Remora's calls carry " + dispatcher.tracing.name()
-                    + " (remora.tracing=false: not)");
+            options.listener.debug("Remora's calls carry " + dispatcher.tracing.name() + " (remora.tracing)");
         }
         this.localCalls = new LocalCall(options, dispatcher);
         this.api = new ExplicitAsync(this, options);
