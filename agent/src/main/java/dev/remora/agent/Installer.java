@@ -254,6 +254,11 @@ public final class Installer {
                     }
 
                     @Override
+                    public void traceContext(boolean sent) {
+                        (sent ? stats.traceContextsSent : stats.traceContextsReceived).increment();
+                    }
+
+                    @Override
                     public void asyncCall(boolean future) {
                         (future ? stats.futureCalls : stats.onewayCalls).increment();
                     }

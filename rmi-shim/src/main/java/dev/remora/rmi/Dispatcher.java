@@ -182,6 +182,7 @@ final class Dispatcher {
                 TraceContext tc = context == null ? null : tracing;
                 if (tc != null) {
                     tc.enter(context);
+                    options.listener.traceContext(false);
                 }
                 try {
                     result = c.method.invoke(c.impl, c.params);

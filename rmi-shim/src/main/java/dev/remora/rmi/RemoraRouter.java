@@ -577,6 +577,7 @@ public final class RemoraRouter implements CallRouter {
                 out.writeLong(hash);
                 if (context != null && TraceContext.write(out, context)) {
                     out.array()[Frame.OFF_FLAGS] |= Frame.FLAG_CONTEXT;
+                    options.listener.traceContext(true);
                 }
                 if (raw) {
                     Marshal.writeRaw(out, mi.params, args);

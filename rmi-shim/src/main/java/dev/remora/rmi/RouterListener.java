@@ -49,6 +49,13 @@ public interface RouterListener {
         note(key, message);
     }
 
+    /**
+     * A call carried a tracing agent's context (remora.tracing): this client sent one ({@code sent}), or this server
+     * handed one to the agent.
+     */
+    default void traceContext(boolean sent) {
+    }
+
     /** A one-way call was sent ({@code future}: false) or a future call ({@code future}: true). */
     default void asyncCall(boolean future) {
     }

@@ -50,6 +50,12 @@ public final class Stats {
      */
     public volatile java.util.function.LongSupplier spinsLost;
 
+    /**
+     * Calls this client sent with a tracing agent's context, and calls of this server that handed one to the agent
+     * (remora.tracing).
+     */
+    public final LongAdder traceContextsSent = new LongAdder();
+    public final LongAdder traceContextsReceived = new LongAdder();
     /** One-way calls sent, and future calls made (client; remora.async and remora.future on their server). */
     public final LongAdder onewayCalls = new LongAdder();
     public final LongAdder futureCalls = new LongAdder();
@@ -143,6 +149,8 @@ public final class Stats {
         m.put("async_refused", asyncRefused.sum());
         m.put("async_api_tasks", asyncTasks.sum());
         m.put("async_api_sync", asyncTasksSync.sum());
+        m.put("trace_contexts_sent", traceContextsSent.sum());
+        m.put("trace_contexts_received", traceContextsReceived.sum());
         m.put("advice_errors", adviceErrors.sum());
         return m;
     }

@@ -137,6 +137,8 @@ class OtelIT {
             assertTrue(r[0].stat("calls_remora") >= 200, both);
             assertEquals(0, r[0].stat("calls_jrmp"), both);
             assertEquals(0, r[0].stat("fallbacks"), both);
+            assertTrue(r[0].stat("trace_contexts_sent") >= 224, both);
+            assertTrue(r[1].stat("trace_contexts_received") >= 224, both);
             List<String> orphans = new ArrayList<>();
             assertEquals(expected, parentedServerSpans(r, orphans), (remoraFirst ? "Remora's agent first" :
                     "OpenTelemetry's agent first") + "\n" + both);
