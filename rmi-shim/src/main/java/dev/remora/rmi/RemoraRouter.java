@@ -821,11 +821,7 @@ public final class RemoraRouter implements CallRouter {
                         + ", this JVM version " + Frame.VERSION + " (different Remora releases); its calls stay on"
                         + " JRMP");
             }
-            FrameBuffer answer = new FrameBuffer(Frame.HELLO_LENGTH);
-            answer.writeInt(Frame.MAGIC);
-            answer.writeShort(Frame.VERSION);
-            answer.writeByte(chosen == null ? 0 : chosen.bit());
-            answer.writeByte(0);
+            FrameBuffer answer = Frame.hello(chosen == null ? 0 : chosen.bit());
             OutputStream out = socket.getOutputStream();
             out.write(answer.array(), 0, answer.length());
             if (chosen == null) {

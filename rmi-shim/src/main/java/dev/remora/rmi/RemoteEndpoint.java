@@ -460,11 +460,7 @@ final class RemoteEndpoint {
 
     /** Sends the hello offering the technologies {@code offered}; returns the server's answer. */
     private static byte[] hello(Socket s, int offered) throws IOException {
-        FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
-        hello.writeInt(Frame.MAGIC);
-        hello.writeShort(Frame.VERSION);
-        hello.writeByte(offered);
-        hello.writeByte(0);
+        FrameBuffer hello = Frame.hello(offered);
         s.getOutputStream().write(hello.array(), 0, hello.length());
         byte[] answer = new byte[Frame.HELLO_LENGTH];
         new DataInputStream(s.getInputStream()).readFully(answer);

@@ -54,12 +54,7 @@ class EarlyCloseTest {
         private void serve(Socket s) {
             try (Socket c = s) {
                 new DataInputStream(c.getInputStream()).readFully(new byte[Frame.HELLO_LENGTH]);
-                FrameBuffer b = new FrameBuffer(Frame.HELLO_LENGTH);
-                b.writeInt(Frame.MAGIC);
-                b.writeShort(Frame.VERSION);
-                b.writeByte(Frame.TECH_SOCKET);
-                b.writeByte(0);
-                c.getOutputStream().write(b.array(), 0, Frame.HELLO_LENGTH);
+                c.getOutputStream().write(Frame.hello(Frame.TECH_SOCKET).array(), 0, Frame.HELLO_LENGTH);
                 events.add("open");
                 while (c.getInputStream().read() >= 0) {
                     // frames are not answered here

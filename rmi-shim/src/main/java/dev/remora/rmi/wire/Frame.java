@@ -113,6 +113,19 @@ public final class Frame {
     private Frame() {
     }
 
+    /**
+     * A hello ({@link #HELLO_LENGTH} bytes): {@code MAGIC, VERSION, technologies, 0}; a client's offers a bitmask of
+     * technologies, a server's answer the one chosen (0: none, stay on JRMP).
+     */
+    public static FrameBuffer hello(int technologies) {
+        FrameBuffer b = new FrameBuffer(HELLO_LENGTH);
+        b.writeInt(MAGIC);
+        b.writeShort(VERSION);
+        b.writeByte(technologies);
+        b.writeByte(0);
+        return b;
+    }
+
     /** Starts a frame in {@code b} (cleared): the header with a length to be set by {@link #finish}. */
     public static void begin(FrameBuffer b, byte kind, byte flags, int callId) {
         b.clear();

@@ -175,11 +175,7 @@ final class Rig implements AutoCloseable {
      * the socket technology, for tests that write frames by hand.
      */
     static Link rawLink(Socket socket) throws IOException {
-        FrameBuffer hello = new FrameBuffer(Frame.HELLO_LENGTH);
-        hello.writeInt(Frame.MAGIC);
-        hello.writeShort(Frame.VERSION);
-        hello.writeByte(Frame.TECH_SOCKET);
-        hello.writeByte(0);
+        FrameBuffer hello = Frame.hello(Frame.TECH_SOCKET);
         socket.getOutputStream().write(hello.array(), 0, hello.length());
         byte[] answer = socket.getInputStream().readNBytes(Frame.HELLO_LENGTH);
         if (answer.length < Frame.HELLO_LENGTH || answer[6] != Frame.TECH_SOCKET) {

@@ -73,12 +73,8 @@ class TimeoutsTest {
             }
             // the same after Remora's hello: the connection is Remora's now, and idle
             try (Socket hello = new Socket(InetAddress.getLoopbackAddress(), rig.port())) {
-                java.io.DataOutputStream d = new java.io.DataOutputStream(hello.getOutputStream());
-                d.writeInt(dev.remora.rmi.wire.Frame.MAGIC);
-                d.writeShort(dev.remora.rmi.wire.Frame.VERSION);
-                d.writeByte(dev.remora.rmi.wire.Frame.TECH_SOCKET);
-                d.writeByte(0);
-                d.flush();
+                hello.getOutputStream().write(dev.remora.rmi.wire.Frame.hello(dev.remora.rmi.wire.Frame.TECH_SOCKET)
+                        .array(), 0, dev.remora.rmi.wire.Frame.HELLO_LENGTH);
                 long ms = closedAfter(hello);
                 assertTrue(ms >= READ_TIMEOUT - 50 && ms < 5000, "closed after " + ms + " ms");
             }
