@@ -77,9 +77,7 @@ final class OtelTraceContext extends TraceContext {
     /** Null when OpenTelemetry's agent is not in this JVM; null, said once, when it is but cannot be reached. */
     static OtelTraceContext find(RouterListener listener) {
         ClassLoader boot = null;
-        try {
-            Class.forName(BOOTSTRAP + "Java8BytecodeBridge", false, boot);
-        } catch (ClassNotFoundException | LinkageError e) {
+        if (!present(BOOTSTRAP + "Java8BytecodeBridge", boot)) {
             if (present(AGENT, ClassLoader.getSystemClassLoader())) {
                 listener.note("tracing", "OpenTelemetry's Java agent is on this JVM's class path, but not the"
                         + " bootstrap classes Remora reaches its trace context through (" + BOOTSTRAP

@@ -10,6 +10,7 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.rmi.Remote;
+import java.rmi.UnmarshalException;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -711,7 +712,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
         }
         f.position(Frame.CALL_HEADER);
         String[] context = null;
-        java.io.EOFException malformed = null;
+        EOFException malformed = null;
         if ((a[Frame.OFF_FLAGS] & Frame.FLAG_CONTEXT) != 0) {
             try {
                 context = TraceContext.read(f);
@@ -719,7 +720,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
                     options.listener.note("tracing-malformed", "a call from " + link.peer() + " carried a trace"
                             + " context Remora could not read; such calls run without it");
                 }
-            } catch (java.io.EOFException e) {
+            } catch (EOFException e) {
                 malformed = e;
                 f.position(f.length()); // nothing is left to read as arguments
             }
@@ -728,7 +729,7 @@ final class ServerConnection implements Link.Sink, Dispatcher.ReplySink, OnewayB
                 marshalling.reader(a[Frame.OFF_FLAGS]), null);
         c.context = context;
         if (malformed != null && c.thrown == null) {
-            c.thrown = new java.rmi.UnmarshalException("error unmarshalling arguments", malformed);
+            c.thrown = new UnmarshalException("error unmarshalling arguments", malformed);
         }
         // the first reply about an object with asynchronous methods tells the client which they are
         if (entry != null && entry.async != null && !c.oneway && !told.contains(entry) && told.add(entry)) {

@@ -4,6 +4,7 @@ import dev.remora.rmi.wire.Frame;
 import dev.remora.rmi.wire.FrameBuffer;
 import java.io.EOFException;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A tracing agent's context, carried with Remora's calls as that agent carries it with JRMP's (remora.tracing).
@@ -99,12 +100,12 @@ abstract class TraceContext {
                 return null;
             }
             if (n == pairs.length) {
-                pairs = java.util.Arrays.copyOf(pairs, 2 * n);
+                pairs = Arrays.copyOf(pairs, 2 * n);
             }
             pairs[n++] = new String(a, at, len, StandardCharsets.UTF_8);
             at += len;
         }
         in.position(end);
-        return (n & 1) != 0 ? null : n == 0 ? null : java.util.Arrays.copyOf(pairs, n);
+        return n == 0 || (n & 1) != 0 ? null : Arrays.copyOf(pairs, n);
     }
 }
