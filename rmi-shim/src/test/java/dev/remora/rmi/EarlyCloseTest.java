@@ -19,6 +19,8 @@ import java.net.Socket;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -71,49 +73,53 @@ class EarlyCloseTest {
         }
     }
 
-    private static RemoteEndpoint endpoint(HelloServer server) {
-        return new RemoteEndpoint("127.0.0.1", server.socket.getLocalPort(), RouterOptions.defaults(),
+    private HelloServer server;
+    private RemoteEndpoint ep;
+    /** The endpoint's early connection, opened before each test. */
+    private ClientConnection early;
+
+    @BeforeEach
+    void openEarly() throws IOException {
+        server = new HelloServer();
+        ep = new RemoteEndpoint("127.0.0.1", server.socket.getLocalPort(), RouterOptions.defaults(),
                 new Technology[] {new SocketTechnology(1 << 20, 0)});
+        early = ep.openEarly();
+        assertNotNull(early);
+    }
+
+    @AfterEach
+    void close() throws IOException {
+        early.fail(new IOException("test over"));
+        server.close();
     }
 
     @Test
     void aConnectionThatCarriedNothingIsClosedAndTheNextCallOpensAnother() throws Exception {
-        try (HelloServer server = new HelloServer()) {
-            RemoteEndpoint ep = endpoint(server);
-            ClientConnection early = ep.openEarly();
-            assertNotNull(early);
-            assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
-            assertTrue(early.neverUsed());
-            assertTrue(ep.closeIfNeverCalled(early, 15_000));
-            assertTrue(early.isDead());
-            assertEquals("closed", server.events.poll(10, TimeUnit.SECONDS), "the server's side did not end");
-            ClientConnection next = ep.connection();
-            assertNotNull(next);
-            assertNotSame(early, next);
-            assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
-            assertFalse(ep.closeIfNeverCalled(early, 15_000), "not the endpoint's any more");
-            next.fail(new IOException("test over"));
-        }
+        assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
+        assertTrue(early.neverUsed());
+        assertTrue(ep.closeIfNeverCalled(early, 15_000));
+        assertTrue(early.isDead());
+        assertEquals("closed", server.events.poll(10, TimeUnit.SECONDS), "the server's side did not end");
+        ClientConnection next = ep.connection();
+        assertNotNull(next);
+        assertNotSame(early, next);
+        assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
+        assertFalse(ep.closeIfNeverCalled(early, 15_000), "not the endpoint's any more");
+        next.fail(new IOException("test over"));
     }
 
     @Test
     void aConnectionThatCarriedACallStays() throws Exception {
-        try (HelloServer server = new HelloServer()) {
-            RemoteEndpoint ep = endpoint(server);
-            ClientConnection early = ep.openEarly();
-            assertNotNull(early);
-            PendingCall pc = new PendingCall();
-            early.register(pc); // as a call's send does
-            assertFalse(early.neverUsed());
-            assertFalse(ep.closeIfNeverCalled(early, 15_000));
-            early.unregister(pc);
-            assertFalse(ep.closeIfNeverCalled(early, 15_000), "a call was made on it");
-            assertFalse(early.isDead());
-            assertSame(early, ep.connection());
-            assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
-            assertEquals(null, server.events.poll(200, TimeUnit.MILLISECONDS));
-            early.fail(new IOException("test over"));
-        }
+        PendingCall pc = new PendingCall();
+        early.register(pc); // as a call's send does
+        assertFalse(early.neverUsed());
+        assertFalse(ep.closeIfNeverCalled(early, 15_000));
+        early.unregister(pc);
+        assertFalse(ep.closeIfNeverCalled(early, 15_000), "a call was made on it");
+        assertFalse(early.isDead());
+        assertSame(early, ep.connection());
+        assertEquals("open", server.events.poll(10, TimeUnit.SECONDS));
+        assertEquals(null, server.events.poll(200, TimeUnit.MILLISECONDS));
     }
 
     /**
@@ -122,32 +128,20 @@ class EarlyCloseTest {
      */
     @Test
     void aCallRegisteredBeforeTheCloseLooksIsSentAndKeepsTheConnection() throws Exception {
-        try (HelloServer server = new HelloServer()) {
-            RemoteEndpoint ep = endpoint(server);
-            ClientConnection early = ep.openEarly();
-            assertNotNull(early);
-            PendingCall pc = new PendingCall();
-            early.register(pc);
-            assertFalse(ep.closeIfNeverCalled(early, 15_000));
-            FrameBuffer frame = new FrameBuffer(64);
-            Frame.begin(frame, Frame.CALL, (byte) 0, 0);
-            Frame.finish(frame);
-            early.send(frame); // not refused as "being closed"
-            early.unregister(pc);
-            assertFalse(early.isDead());
-            early.fail(new IOException("test over"));
-        }
+        PendingCall pc = new PendingCall();
+        early.register(pc);
+        assertFalse(ep.closeIfNeverCalled(early, 15_000));
+        FrameBuffer frame = new FrameBuffer(64);
+        Frame.begin(frame, Frame.CALL, (byte) 0, 0);
+        Frame.finish(frame);
+        early.send(frame); // not refused as "being closed"
+        early.unregister(pc);
+        assertFalse(early.isDead());
     }
 
     @Test
     void aSecondEarlyOpenOpensNothing() throws Exception {
-        try (HelloServer server = new HelloServer()) {
-            RemoteEndpoint ep = endpoint(server);
-            ClientConnection early = ep.openEarly();
-            assertNotNull(early);
-            assertEquals(null, ep.openEarly());
-            assertSame(early, ep.connection());
-            early.fail(new IOException("test over"));
-        }
+        assertEquals(null, ep.openEarly());
+        assertSame(early, ep.connection());
     }
 }
