@@ -15,27 +15,12 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** Peers of different Remora protocol versions stay on JRMP, and each side says why once. */
 class HelloVersionTest {
     private static final short OTHER = (short) (Frame.VERSION + 1);
-
-    /** Collects notes. */
-    private static final class Notes implements RouterListener {
-        final List<String> lines = new CopyOnWriteArrayList<>();
-
-        @Override
-        public void bytes(long out, long in) {}
-
-        @Override
-        public void note(String key, String message) {
-            lines.add(key + ": " + message);
-        }
-    }
 
     private static byte[] hello(short version, int technologies) {
         FrameBuffer b = new FrameBuffer(Frame.HELLO_LENGTH);

@@ -97,18 +97,8 @@ class TraceContextTest {
 
     @Test
     void withoutOpenTelemetrysAgentThereIsNoContext() {
-        List<String> notes = new ArrayList<>();
-        RouterListener l = new RouterListener() {
-            @Override
-            public void bytes(long out, long in) {
-            }
-
-            @Override
-            public void note(String key, String message) {
-                notes.add(message);
-            }
-        };
-        assertNull(TraceContext.find(l));
-        assertTrue(notes.isEmpty(), notes::toString);
+        Notes notes = new Notes();
+        assertNull(TraceContext.find(notes));
+        assertTrue(notes.lines.isEmpty(), notes.lines::toString);
     }
 }
