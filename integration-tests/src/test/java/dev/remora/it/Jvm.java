@@ -55,12 +55,20 @@ public final class Jvm implements AutoCloseable {
     }
 
     public static Path agentJar() {
-        Path jar = Paths.get(System.getProperty("it.agentJar", "../agent/target/remora-agent.jar"));
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: build it with"
-                    + " mvn -pl agent -am package -DskipTests");
+        return requiredFile("it.agentJar", "../agent/target/remora-agent.jar",
+                "build it with mvn -pl agent -am package -DskipTests");
+    }
+
+    /**
+     * The file that system property {@code property} names (else {@code otherwise}), absolute; a missing one fails
+     * with {@code howToMake}.
+     */
+    public static Path requiredFile(String property, String otherwise, String howToMake) {
+        Path file = Paths.get(System.getProperty(property, otherwise));
+        if (!Files.isRegularFile(file)) {
+            throw new IllegalStateException(file.toAbsolutePath() + " is missing: " + howToMake);
         }
-        return jar.toAbsolutePath();
+        return file.toAbsolutePath();
     }
 
     /** The agent option, optionally with agent arguments. */
@@ -165,34 +173,32 @@ public final class Jvm implements AutoCloseable {
 
     /** Waits until stdout has a line equal to {@code line}, or fails naming what the JVM printed. */
     public Jvm awaitLine(String line, long seconds) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (System.nanoTime() < deadline) {
-            if (stdoutLines().contains(line)) {
-                return this;
-            }
-            if (!process.isAlive()) {
-                throw new AssertionError("JVM exited (" + process.exitValue() + ") before printing " + line
-                        + "\n" + describe());
-            }
-            Thread.sleep(20);
-        }
-        throw new AssertionError("no '" + line + "' within " + seconds + " s\n" + describe());
+        return await(() -> stdoutLines().contains(line), "'" + line + "' on stdout", seconds);
     }
 
     /** Waits until stderr contains {@code text} (a log line of Remora's), or fails naming what the JVM printed. */
     public Jvm awaitStderr(String text, long seconds) throws Exception {
+        return await(() -> stderr().contains(text), "'" + text + "' on stderr", seconds);
+    }
+
+    private interface Check {
+        boolean holds() throws IOException;
+    }
+
+    /** Polls {@code check} every 20 ms; fails naming {@code what} once the JVM exits, or after {@code seconds}. */
+    private Jvm await(Check check, String what, long seconds) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (System.nanoTime() < deadline) {
-            if (stderr().contains(text)) {
+            if (check.holds()) {
                 return this;
             }
             if (!process.isAlive()) {
-                throw new AssertionError("JVM exited (" + process.exitValue() + ") before logging " + text
-                        + "\n" + describe());
+                throw new AssertionError("JVM exited (" + process.exitValue() + ") before " + what + "\n"
+                        + describe());
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("not logged within " + seconds + " s: " + text + "\n" + describe());
+        throw new AssertionError("no " + what + " within " + seconds + " s\n" + describe());
     }
 
     /** Waits for exit; kills and fails after {@code seconds}. */

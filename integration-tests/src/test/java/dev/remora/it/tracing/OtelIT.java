@@ -10,9 +10,7 @@ import dev.remora.it.app.CalcServer;
 import dev.remora.it.async.AsyncClient;
 import dev.remora.it.async.AsyncServer;
 import dev.remora.it.async.Ledger;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -40,12 +38,8 @@ class OtelIT {
     }
 
     private static Path otelAgent() {
-        Path jar = Paths.get(System.getProperty("it.otelAgent", "target/otel/opentelemetry-javaagent.jar"));
-        if (!Files.isRegularFile(jar)) {
-            throw new IllegalStateException(jar.toAbsolutePath() + " is missing: mvn -pl integration-tests verify"
-                    + " copies it (maven-dependency-plugin, pre-integration-test)");
-        }
-        return jar.toAbsolutePath();
+        return Jvm.requiredFile("it.otelAgent", "target/otel/opentelemetry-javaagent.jar",
+                "mvn -pl integration-tests verify copies it (maven-dependency-plugin, pre-integration-test)");
     }
 
     private static List<String> otel() {
